@@ -1,0 +1,92 @@
+"""The `companion` command. Each sub-command is one small function that calls the package.
+
+Exit codes: 0 success, 1 the input was read but judged bad (an illegal move in a
+record), 2 the input could not be read (a one-line error on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+
+from companion.games import GameError, game_names, get_game
+from companion.records import RecordError, Verdict, read_record, replay
+
+SAMPLE_RECORD = "icebomb-arena-4p.jsonl"
+
+
+def sample_record_path() -> Path:
+    return Path(str(resources.files("companion") / "data" / "samples" / SAMPLE_RECORD))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    header, events = read_record(args.record)
+    verdicts: list[Verdict] = []
+    state = header.initial_state()
+    for verdict, state in replay(header, events):
+        verdicts.append(verdict)
+        if not args.json:
+            print(verdict)
+    illegal = sum(not v.legal for v in verdicts)
+    if args.json:
+        json.dump({"game": header.game, "variant": header.variant, "players": list(header.players),
+                   "verdicts": [v.to_json() for v in verdicts], "illegal": illegal,
+                   "final": state.summary()}, sys.stdout, indent=2)
+        print()
+    else:
+        print()
+        print(f"{len(verdicts)} events, {illegal} illegal")
+        print(state)
+        print("players: " + ", ".join(f"P{i + 1} {name}" for i, name in enumerate(header.players)))
+    return 1 if illegal else 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    for name in game_names():
+        game = get_game(name)
+        variants = ", ".join(game.variants)
+        print(f"{name:15} {game.title} ({game.min_players}-{game.max_players} players; variants: {variants})")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """For now the main job replays the bundled sample game."""
+    args.record = sample_record_path()
+    args.json = False
+    return cmd_replay(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description="Icehouse Companion: referee and score keeper")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("replay", help="check a game record event by event and print the final state")
+    p.add_argument("record", type=Path, help="a JSON-lines game record (docs/records.md)")
+    p.add_argument("--json", action="store_true", help="print verdicts and final state as JSON")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("games", help="list the games the referee knows")
+    p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser("demo", help="run the companion on the bundled demo")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (RecordError, GameError) as exc:
+        print(f"companion {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"companion {args.command}: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
