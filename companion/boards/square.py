@@ -20,6 +20,8 @@ class SquareGrid:
     files: int
     ranks: int
     _steps: dict[Direction, tuple[Cell | None, ...]] = field(init=False, repr=False, compare=False)
+    _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, Cell] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not (1 <= self.files <= 26 and 1 <= self.ranks <= 99):
@@ -33,10 +35,17 @@ class SquareGrid:
                 table.append(r * self.files + f if 0 <= f < self.files and 0 <= r < self.ranks else None)
             steps[d] = tuple(table)
         object.__setattr__(self, "_steps", steps)
+        names = tuple(f"{chr(ord('a') + c % self.files)}{c // self.files + 1}" for c in range(self.files * self.ranks))
+        object.__setattr__(self, "_names", names)
+        object.__setattr__(self, "_by_name", {n: c for c, n in enumerate(names)})
 
     @property
     def size(self) -> int:
         return self.files * self.ranks
+
+    def contains(self, name: str) -> bool:
+        """Whether `name` (lower-case, like 'c4') is a cell of this grid."""
+        return name in self._by_name
 
     @property
     def cells(self) -> range:
@@ -53,11 +62,13 @@ class SquareGrid:
         return cell % self.files, cell // self.files
 
     def name(self, cell: Cell) -> str:
-        f, r = self.coords(cell)
-        return f"{chr(ord('a') + f)}{r + 1}"
+        return self._names[cell]
 
     def parse(self, name: str) -> Cell:
         """The cell named like 'c4'; ValueError naming the grid when it is off the board."""
+        found = self._by_name.get(name)
+        if found is not None:
+            return found
         text = name.strip().lower()
         if len(text) < 2 or not text[0].isalpha() or not text[1:].isdigit():
             raise ValueError(f"bad cell name {name!r} (expected a file letter and a rank number, e.g. c4)")

@@ -127,9 +127,9 @@ class State(ABC):
     @abstractmethod
     def game(self) -> Game: ...
 
-    @property
-    @abstractmethod
-    def num_players(self) -> int: ...
+    #: Seats at the table. A plain attribute (a dataclass field in each game), not an
+    #: abstract property: a property here would become the field's default value.
+    num_players: int
 
     @abstractmethod
     def current_player(self) -> int:
