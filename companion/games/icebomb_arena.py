@@ -291,6 +291,16 @@ def _plans(stash: Counts) -> tuple[tuple[Planned, ...], ...]:
     return tuple(plans)
 
 
+@cache
+def _bid_actions(p: int, stash: Counts, cap: int) -> tuple[Bid, ...]:
+    return tuple(Bid(p, c) for c in _bids(stash, cap))
+
+
+@cache
+def _plan_actions(p: int, stash: Counts) -> tuple[Plan, ...]:
+    return tuple(Plan(p, plan) for plan in _plans(stash))
+
+
 # --- the state --------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -376,9 +386,9 @@ class IcebombState(State):
     def _legal_for(self, p: int) -> list[IcebombAction]:
         phase, grid = self.phase, self.grid
         if phase == Phase.BID:
-            return [Bid(p, c) for c in _bids(self.stash[p], self._bid_cap(p))]
+            return list(_bid_actions(p, self.stash[p], self._bid_cap(p)))
         if phase == Phase.PLAN:
-            return [Plan(p, plan) for plan in _plans(self.stash[p])]
+            return list(_plan_actions(p, self.stash[p]))
         if phase in (Phase.BOMBS, Phase.ENTER):
             occupied = self._occupied()
             make = PlaceBomb if phase == Phase.BOMBS else Enter
@@ -525,7 +535,8 @@ class IcebombState(State):
 
     def _award_edge(self, winner: int, effects: list[str]) -> IcebombState:
         cost = self.bids[winner].pips
-        effects.append(f"{seat_name(winner)} takes The Edge for {cost} life")
+        effects.append(f"{seat_name(winner)} takes The Edge for {cost} life" if cost else
+                       f"{seat_name(winner)} takes The Edge for nothing")
         state = replace(self, edge=winner, tied=(), bids=(None,) * self.num_players,
                         phase=Phase.BOMBS, queue=self._clockwise_from(winner) * bombs_each(self.num_players))
         if cost:
@@ -946,15 +957,14 @@ class IcebombArena(Game):
         if variant == STASH_IS_LIFE:
             lives = (0,) * num_players
         state = replace(
-            state, phase=Phase.PLAN, round=round, alive=alive, life=lives, edge=edge,
+            state, phase=Phase.ACTION, round=round - 1, alive=alive, life=lives, edge=edge,
             stash=tuple((s[0], s[1], s[2]) for s in stash),
             gladiators=tuple(grid.parse(gladiators[p]) if alive[p] else None for p in range(num_players)),
-            bombs=frozenset(grid.parse(b) for b in bombs), blocks=tuple(board),
-            hands=tuple(None if alive[p] else () for p in range(num_players)))
+            bombs=frozenset(grid.parse(b) for b in bombs), blocks=tuple(board))
         problems = state.invariant_violations()
         if problems:
             raise GameError("impossible position: " + "; ".join(problems))
-        return state
+        return state._start_round([])
 
     def parse_action(self, text: str) -> IcebombAction:
         return parse_action(text)

@@ -366,6 +366,31 @@ def test_last_two_dying_together_is_a_tie():
     assert s.returns() == (0.5, 0.5)
 
 
+def _all_blocks(owner_squares):
+    """Blocks of each owner's whole stash, 5 of each size, on the given squares."""
+    blocks = {}
+    for owner, squares in owner_squares.items():
+        for i, sq in enumerate(squares):
+            blocks[sq] = (owner, "SML"[i // 5])
+    return blocks
+
+
+def test_gladiator_with_empty_stash_plans_nothing_and_has_no_action():
+    g = GAME.position(2, {0: "a1", 1: "h4"}, edge=0)
+    squares = [g.grid.name(c) for c in g.grid.cells if g.grid.name(c) not in ("a1", "h4")]
+    s = GAME.position(2, {0: "a1", 1: "h4"}, edge=0, blocks=_all_blocks({0: squares[:15]}))
+    assert s.players_to_act() == (1,)
+    s = s.apply("P2 plan SN SW")
+    assert s.action_order() == [1, 1]
+
+
+def test_no_living_gladiator_with_a_pyramid_is_a_stalemate_tie():  # ruling R13
+    g = GAME.position(2, {0: "a1", 1: "h4"}, edge=0)
+    squares = [g.grid.name(c) for c in g.grid.cells if g.grid.name(c) not in ("a1", "h4")]
+    s = GAME.position(2, {0: "a1", 1: "h4"}, edge=0, blocks=_all_blocks({0: squares[:15], 1: squares[15:30]}))
+    assert s.is_terminal() and s.outcome().termination == "stalemate" and s.outcome().winners == (0, 1)
+
+
 # --- your stash is your life -------------------------------------------------------------------
 
 def test_stash_is_life_damage_is_paid_with_chosen_pyramids():
