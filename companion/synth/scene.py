@@ -1,0 +1,150 @@
+"""A table scene: a board, the objects on it, a camera, and the look (lights, materials, finish).
+
+Scenes are plain data: samplers in `companion.synth.scenes` build them, the renderer draws them,
+and the labels are computed from them by geometry alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from companion.pieces import Colour, Pose, Size
+from companion.synth import geometry as geo
+from companion.synth.boards import Board
+from companion.synth.camera import Camera
+
+# Object kinds. The first five are what the detector learns; the rest are distractors.
+PYRAMID, PAWN, BEAD, D6, D8 = "pyramid", "pawn", "bead", "d6", "d8"
+HAND, COIN, CARD = "hand", "coin", "card"
+LABELLED_KINDS = (PYRAMID, PAWN, BEAD, D6, D8)
+
+# Token dimensions in millimetres (typical, not standardised: the renderer varies them a little).
+PAWN_HEIGHT_MM = 32.0
+PAWN_BASE_MM = 22.0
+BEAD_DIAMETER_MM = 17.0
+BEAD_HEIGHT_MM = 7.0
+D6_MM = 15.0
+D8_MM = 18.0  # distance between opposite vertices
+
+# Height of the top point of each token above its contact point (the apex keypoint).
+# A regular octahedron resting on a face is (vertex distance) / sqrt(3) tall.
+TOKEN_HEIGHT_MM = {PAWN: PAWN_HEIGHT_MM, BEAD: BEAD_HEIGHT_MM, D6: D6_MM, D8: D8_MM / 3 ** 0.5}
+
+
+@dataclass
+class SceneObject:
+    """One physical thing on the table.
+
+    `pose` maps the shape's local frame to the world; `scale` (x, y, z) is applied first, for the
+    tokens and distractors whose dimensions vary. Game-level truth (cell, direction, stack, level)
+    is what the game state says about it; the labels check it against the geometry.
+    """
+
+    kind: str
+    pose: np.ndarray
+    colour: Colour | None = None
+    size: Size | None = None
+    piece_pose: Pose | None = None
+    direction: str | None = None
+    heading_deg: float | None = None
+    cell: str | None = None
+    zone: str | None = None
+    stack: int | None = None
+    level: int | None = None
+    nested_in: int | None = None
+    owner: str | None = None
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    translucent: bool = False
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """Local-to-world transform including the scale."""
+        return self.pose @ geo.scaling(*self.scale)
+
+    def keypoints(self) -> tuple[np.ndarray, np.ndarray]:
+        """World (apex, contact) points."""
+        if self.kind == PYRAMID:
+            return geo.pyramid_keypoints(self.size, self.piece_pose is Pose.LYING, self.pose)
+        height = TOKEN_HEIGHT_MM.get(self.kind, 0.0)
+        pts = geo.apply(self.matrix, np.array([[0, 0, height], [0, 0, 0]]))
+        return pts[0], pts[1]
+
+    def hull_points(self) -> np.ndarray:
+        """World points whose convex hull contains the whole object (for its box and silhouette)."""
+        if self.kind == PYRAMID:
+            return geo.apply(self.pose, geo.pyramid_corners(self.size))
+        from companion.synth.meshes import hull_for  # the meshes module knows each token's shape
+
+        return geo.apply(self.matrix, hull_for(self.kind))
+
+    def truth(self) -> dict:
+        apex, contact = self.keypoints()
+        out = {"kind": self.kind}
+        if self.colour is not None:
+            out["colour"] = self.colour.value
+        if self.size is not None:
+            out["size"] = self.size.letter
+        if self.piece_pose is not None:
+            out["pose"] = self.piece_pose.value
+        for key in ("direction", "cell", "zone", "stack", "level", "nested_in", "owner"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.heading_deg is not None:
+            out["heading_deg"] = round(float(self.heading_deg), 2)
+        if self.kind not in (PYRAMID,):
+            out["tint"] = [round(float(c), 3) for c in self.tint]
+        out["apex_mm"] = [round(float(v), 3) for v in apex]
+        out["contact_mm"] = [round(float(v), 3) for v in contact]
+        out["matrix"] = [round(float(v), 5) for v in self.matrix.flatten()]
+        return out
+
+
+@dataclass
+class Look:
+    """Everything about appearance that is not geometry; sampled once per scene."""
+
+    light_dir: tuple[float, float, float]
+    light_colour: tuple[float, float, float]
+    ambient: float
+    shadow_softness: float
+    table_texture: int
+    table_kind: str
+    table_tint: tuple[float, float, float]
+    board_style: int
+    piece_alpha: float
+    exposure: float
+    white_balance: tuple[float, float, float]
+    blur_sigma: float
+    noise_sigma: float
+    jpeg_quality: int
+    vignette: float
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out = {}
+        for key, value in self.__dict__.items():
+            if isinstance(value, tuple):
+                value = [round(float(v), 4) for v in value]
+            elif isinstance(value, float):
+                value = round(value, 4)
+            out[key] = value
+        return out
+
+
+@dataclass
+class Scene:
+    game: str
+    seed: int
+    board: Board | None
+    objects: list[SceneObject]
+    camera: Camera
+    look: Look
+    state: dict = field(default_factory=dict)
+
+    @property
+    def board_top(self) -> float:
+        return self.board.thickness_mm if self.board is not None else 0.0
