@@ -1,0 +1,87 @@
+"""Training the piece detector: an ultralytics YOLO pose model from scratch, offline, on the CPU.
+
+One detection per object with two keypoints (apex, contact); the class scheme is the dataset's
+(`companion/vision/classes.py`). Runs go under runs/ (git-ignored); `scripts/train_detector.py`
+is the command, and `models/` receives the chosen weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.vision.yolo_env import import_ultralytics
+
+
+@dataclass
+class TrainConfig:
+    data: Path
+    model: str = "yolo11n-pose.yaml"  # an architecture (from scratch) or a .pt to continue from
+    imgsz: int = 480
+    epochs: int = 30
+    batch: int = 16
+    name: str = "pieces"
+    project: Path = Path("runs/detector")
+    threads: int = 2
+    resume: bool = False
+    patience: int = 50
+    seed: int = 0
+    # Colour is part of the class: hue jitter would teach red and orange to swap, so keep it tiny.
+    augment: dict[str, Any] = field(default_factory=lambda: {
+        "hsv_h": 0.004, "hsv_s": 0.5, "hsv_v": 0.45, "degrees": 0.0, "translate": 0.1, "scale": 0.4,
+        "fliplr": 0.5, "mosaic": 1.0, "close_mosaic": 5})
+
+
+def train(config: TrainConfig) -> Path:
+    """Trains (or resumes) and returns the path of the best weights."""
+    ultralytics = import_ultralytics()
+    import torch
+
+    run_dir = config.project.resolve() / config.name
+    last = run_dir / "weights" / "last.pt"
+    if config.resume and last.exists():
+        model = ultralytics.YOLO(str(last))
+    else:
+        model = ultralytics.YOLO(config.model)
+
+    def use_all_threads(trainer) -> None:
+        # Ultralytics leaves one core idle on CPU; on a 2-core laptop that halves the speed.
+        torch.set_num_threads(config.threads)
+
+    model.add_callback("on_train_start", use_all_threads)
+    if config.resume and last.exists():
+        model.train(resume=True)
+    else:
+        model.train(data=str(config.data), imgsz=config.imgsz, epochs=config.epochs, batch=config.batch,
+                    device="cpu", workers=0, plots=False, amp=False, project=str(config.project.resolve()),
+                    name=config.name, exist_ok=True, patience=config.patience, seed=config.seed,
+                    deterministic=False, verbose=True, **config.augment)
+    best = run_dir / "weights" / "best.pt"
+    return best if best.exists() else last
+
+
+def describe(config: TrainConfig) -> dict[str, Any]:
+    out = asdict(config)
+    out["data"], out["project"] = str(config.data), str(config.project)
+    return out
+
+
+def train_colour_classifier(data: Path, epochs: int = 15, imgsz: int = 64, batch: int = 128,
+                            name: str = "colours", project: Path = Path("runs/colour"), threads: int = 2) -> Path:
+    """Trains the crop colour classifier (companion/vision/colour.py) from scratch; returns the best weights.
+
+    `data` is a folder of train/val/<colour>/*.jpg crops (scripts/make_colour_crops.py).
+    """
+    ultralytics = import_ultralytics()
+    import torch
+
+    model = ultralytics.YOLO("yolo11n-cls.yaml")
+    model.add_callback("on_train_start", lambda trainer: torch.set_num_threads(threads))
+    # No RandAugment (its solarize and colour ops relabel colours); only mild light changes,
+    # and almost no hue shift, since hue is what we are teaching.
+    model.train(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=0, plots=False,
+                amp=False, project=str(project.resolve()), name=name, exist_ok=True, auto_augment=None,
+                hsv_h=0.004, hsv_s=0.35, hsv_v=0.4, erasing=0.0, fliplr=0.5, verbose=True)
+    run = project.resolve() / name / "weights"
+    return run / "best.pt" if (run / "best.pt").exists() else run / "last.pt"

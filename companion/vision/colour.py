@@ -1,0 +1,71 @@
+"""A pyramid's colour from its pixels: a small image classifier on the detection's crop.
+
+The detector finds pieces by size and pose; colour is left to this second stage because ten
+colours times six size/pose classes is more classes than a from-scratch detector learns well
+on a CPU budget, while a classifier on 64x64 crops trains in minutes and can be retrained on
+its own (for a new lighting, or real photos) without touching the detector.
+
+The crop is made the same way for training (from the scene generator's truth) and at run time.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.pieces import Colour
+from companion.vision.detection import Detection
+from companion.vision.yolo_env import import_ultralytics
+
+CROP_SIZE = 64
+CROP_MARGIN = 0.15
+
+
+def crop_for_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+    """A square CROP_SIZE crop around `box` (with a margin), padded by edge pixels at the border."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1) * (1 + 2 * CROP_MARGIN)
+    side = max(side, 4.0)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    # An affine warp crops and scales in one step and handles crops past the frame edge.
+    scale = CROP_SIZE / side
+    matrix = np.array([[scale, 0, CROP_SIZE / 2 - cx * scale], [0, scale, CROP_SIZE / 2 - cy * scale]])
+    return cv2.warpAffine(frame, matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+class ColourClassifier:
+    """Loads an ultralytics classification model once; call it with (frame, detection)."""
+
+    def __init__(self, weights: Path, threads: int = 2):
+        path = Path(weights)
+        if not path.exists():
+            raise FileNotFoundError(f"colour model {path} does not exist")
+        self._model = import_ultralytics().YOLO(str(path), task="classify")
+        self._names = dict(self._model.names)
+        self._colours = {i: Colour.parse(n) for i, n in self._names.items()}
+        self._lock = threading.Lock()
+        self._threads = threads
+        self._threads_set = False
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Colour, float]]:
+        if not crops:
+            return []
+        with self._lock:
+            results = self._model.predict(crops, imgsz=CROP_SIZE, device="cpu", verbose=False)
+            if not self._threads_set:
+                import torch
+
+                torch.set_num_threads(self._threads)
+                self._threads_set = True
+        out = []
+        for r in results:
+            top = int(r.probs.top1)
+            out.append((self._colours[top], float(r.probs.top1conf)))
+        return out
+
+    def __call__(self, frame: np.ndarray, detection: Detection) -> tuple[Colour | None, float]:
+        return self.classify([crop_for_colour(frame, detection.box)])[0]

@@ -1,0 +1,122 @@
+"""The piece detector: a YOLO pose model in, our own `Detection` values out.
+
+Ultralytics types stop here. `Detector` loads the weights once (a `.pt` file, or an exported
+OpenVINO folder / ONNX file, which ultralytics runs with its own pre- and post-processing) and
+turns each frame into a list of `Detection`. Colour, size and pose come from the class name
+when the class scheme has them; a scheme without colour leaves colour to a small classifier on
+the piece's pixels (companion/vision/colour.py) when one is given.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from companion.pieces import Colour, Pose, Size
+from companion.vision.classes import PYRAMID, TOKENS
+from companion.vision.colour import ColourClassifier, crop_for_colour
+from companion.vision.detection import Detection
+from companion.vision.yolo_env import import_ultralytics
+
+
+
+class ModelError(RuntimeError):
+    """The detector's weights are missing or unreadable; the referee falls back to manual mode."""
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    weights: Path
+    imgsz: int = 480
+    confidence: float = 0.25
+    iou: float = 0.6
+    max_detections: int = 200
+    threads: int = 2
+
+
+def parse_class_name(name: str) -> tuple[str, Colour | None, Size | None, Pose | None]:
+    """Reads a class name of any scheme ('red-L-upright', 'L-lying', 'red-L', 'pawn') into its fields."""
+    if name in TOKENS:
+        return name, None, None, None
+    colour = size = pose = None
+    for part in name.split("-"):
+        if part in ("upright", "lying"):
+            pose = Pose(part)
+        elif part in ("S", "M", "L"):
+            size = Size.parse(part)
+        elif part != PYRAMID:
+            colour = Colour.parse(part)
+    return PYRAMID, colour, size, pose
+
+
+class Detector:
+    """Loads a model once; `detect(frame)` returns the frame's detections, best first."""
+
+    def __init__(self, config: DetectorConfig, colour_of: ColourClassifier | None = None):
+        self.config = config
+        self.colour_of = colour_of
+        path = Path(config.weights)
+        if not path.exists():
+            raise ModelError(f"model file {path} does not exist")
+        ultralytics = import_ultralytics()
+        try:
+            self._model = ultralytics.YOLO(str(path), task="pose")
+        except Exception as exc:  # ultralytics raises many kinds for a corrupt file
+            raise ModelError(f"cannot load model {path}: {exc}") from exc
+        self._names: dict[int, str] = dict(self._model.names)
+        self._parsed = {i: parse_class_name(n) for i, n in self._names.items()}
+        self._lock = threading.Lock()  # one inference at a time per model
+        self._threads_set = False
+
+    @property
+    def class_names(self) -> dict[int, str]:
+        return dict(self._names)
+
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        """Detections in a BGR frame, highest confidence first."""
+        if frame.ndim != 3 or frame.shape[2] != 3:
+            raise ValueError(f"expected a BGR image of shape (h, w, 3), got {frame.shape}")
+        cfg = self.config
+        with self._lock:
+            result = self._model.predict(frame, imgsz=cfg.imgsz, conf=cfg.confidence, iou=cfg.iou,
+                                         max_det=cfg.max_detections, device="cpu", verbose=False)[0]
+            if not self._threads_set:
+                # Ultralytics sets torch to one thread on its first call; give it the cores back.
+                import torch
+
+                torch.set_num_threads(cfg.threads)
+                self._threads_set = True
+        return self._convert(result, frame)
+
+    def _convert(self, result, frame: np.ndarray) -> list[Detection]:
+        boxes = result.boxes
+        if boxes is None or len(boxes) == 0:
+            return []
+        xyxy = boxes.xyxy.cpu().numpy().astype(float)
+        conf = boxes.conf.cpu().numpy().astype(float)
+        cls = boxes.cls.cpu().numpy().astype(int)
+        kxy = kconf = None
+        if result.keypoints is not None and result.keypoints.xy is not None:
+            kxy = result.keypoints.xy.cpu().numpy().astype(float)
+            kconf = None if result.keypoints.conf is None else result.keypoints.conf.cpu().numpy().astype(float)
+        out = []
+        for i in np.argsort(-conf):
+            kind, colour, size, pose = self._parsed[int(cls[i])]
+            apex = contact = None
+            kc = (0.0, 0.0)
+            if kind == PYRAMID and kxy is not None:
+                kc = (float(kconf[i, 0]), float(kconf[i, 1])) if kconf is not None else (1.0, 1.0)
+                apex = (float(kxy[i, 0, 0]), float(kxy[i, 0, 1])) if kc[0] > 0.3 else None
+                contact = (float(kxy[i, 1, 0]), float(kxy[i, 1, 1])) if kc[1] > 0.3 else None
+            out.append(Detection(kind=kind, box=tuple(xyxy[i]), confidence=min(max(float(conf[i]), 0.0), 1.0),
+                                 class_name=self._names[int(cls[i])], colour=colour, size=size, pose=pose,
+                                 apex=apex, contact=contact, keypoint_confidence=kc))
+        need = [k for k, d in enumerate(out) if d.kind == PYRAMID and d.colour is None]
+        if need and self.colour_of is not None:
+            found = self.colour_of.classify([crop_for_colour(frame, out[k].box) for k in need])
+            for k, (colour, score) in zip(need, found):
+                out[k] = replace(out[k], colour=colour, colour_confidence=score)
+        return out

@@ -1,0 +1,92 @@
+"""Our own detection type: what the detector saw, in pixels, with no ultralytics types.
+
+The detector converts the model's raw output into `Detection` values once, at its boundary
+(after supervision's `Detections`); everything downstream (mapper, tracker, annotators, the
+page) sees only these. Values are validated on construction, so a malformed one fails where
+it is made, not three stages later.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from companion.pieces import Colour, Pose, Size
+from companion.vision.classes import PYRAMID, TOKENS
+
+Point = tuple[float, float]
+KINDS = (PYRAMID, *TOKENS)
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """One object found in one frame.
+
+    Attributes:
+        kind: "pyramid", "pawn", "bead", "d6" or "d8".
+        box: (x1, y1, x2, y2) in pixels, x1 <= x2 and y1 <= y2.
+        confidence: the detector's score in [0, 1].
+        class_name: the class the model predicted (e.g. "red-L-lying").
+        colour, size, pose: the pyramid's attributes when the class says them, else None.
+        apex: the tip of a pyramid in pixels, or None when unseen.
+        contact: where the pyramid meets what it rests on: the base centre of an upright one,
+            the middle of the base edge on the table for a lying one; None when unseen.
+        keypoint_confidence: (apex, contact) visibility scores in [0, 1].
+        colour_confidence: the colour classifier's score when it, not the detector's class, chose the colour.
+    """
+
+    kind: str
+    box: tuple[float, float, float, float]
+    confidence: float
+    class_name: str
+    colour: Colour | None = None
+    size: Size | None = None
+    pose: Pose | None = None
+    apex: Point | None = None
+    contact: Point | None = None
+    keypoint_confidence: tuple[float, float] = (0.0, 0.0)
+    colour_confidence: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown detection kind {self.kind!r} (expected one of {', '.join(KINDS)})")
+        if len(self.box) != 4 or not all(math.isfinite(v) for v in self.box):
+            raise ValueError(f"box must be four finite numbers, got {self.box!r}")
+        x1, y1, x2, y2 = self.box
+        if x1 > x2 or y1 > y2:
+            raise ValueError(f"box corners out of order: {self.box!r}")
+        if not 0.0 <= self.confidence <= 1.0:
+            raise ValueError(f"confidence {self.confidence} outside [0, 1]")
+        for name in ("apex", "contact"):
+            point = getattr(self, name)
+            if point is not None and (len(point) != 2 or not all(math.isfinite(v) for v in point)):
+                raise ValueError(f"{name} must be an (x, y) pair of finite numbers, got {point!r}")
+        if self.kind != PYRAMID and (self.colour or self.size or self.pose):
+            raise ValueError(f"a {self.kind} has no colour, size or pose")
+
+    @property
+    def centre(self) -> Point:
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2, (y1 + y2) / 2)
+
+    @property
+    def ground_point(self) -> Point:
+        """Where the object touches the table: the contact keypoint, else the box's bottom middle."""
+        if self.contact is not None:
+            return self.contact
+        x1, _, x2, y2 = self.box
+        return ((x1 + x2) / 2, y2)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "class": self.class_name, "confidence": round(self.confidence, 4),
+            "box": [round(v, 1) for v in self.box],
+            "colour": self.colour.value if self.colour else None,
+            "size": int(self.size) if self.size else None,
+            "pose": self.pose.value if self.pose else None,
+            "apex": None if self.apex is None else [round(v, 1) for v in self.apex],
+            "contact": None if self.contact is None else [round(v, 1) for v in self.contact],
+            "keypoint_confidence": [round(v, 3) for v in self.keypoint_confidence],
+            "colour_confidence": None if self.colour_confidence is None else round(self.colour_confidence, 3),
+        }

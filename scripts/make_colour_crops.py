@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Cuts labelled pyramid crops out of a synthetic dataset, for training the colour classifier.
+
+Reads each image's truth sidecar (scripts/synth dataset ...) and writes 64x64 crops, made exactly
+as companion.vision.colour.crop_for_colour makes them at run time, into an ultralytics
+classification folder: OUT/{train,val,test}/<colour>/<image>-<object>.jpg. Pieces less than
+half visible are skipped; the dataset's own split is kept, so test crops come from test images.
+
+    python scripts/make_colour_crops.py datasets/pieces-v1 datasets/colours-v1 [--jitter 0.12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import cv2
+
+from companion.vision.colour import crop_for_colour
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--min-visible", type=float, default=0.5)
+    parser.add_argument("--jitter", type=float, default=0.12,
+                        help="random box shift/scale (fraction of the box), like a detector's imprecision")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    counts: dict[str, int] = {}
+    for truth_path in sorted(args.dataset.glob("truth/*/*.json")):
+        split = truth_path.parent.name
+        truth = json.loads(truth_path.read_text())
+        image = cv2.imread(str(args.dataset / "images" / split / (truth_path.stem + ".jpg")))
+        if image is None:
+            continue
+        for obj in truth["objects"]:
+            if obj.get("kind") != "pyramid" or obj.get("visible_fraction", 0) < args.min_visible or not obj.get("box_px"):
+                continue
+            x1, y1, x2, y2 = obj["box_px"]
+            w, h = x2 - x1, y2 - y1
+            j = args.jitter if split == "train" else 0.0
+            dx, dy, s = rng.uniform(-j, j) * w, rng.uniform(-j, j) * h, 1 + rng.uniform(-j, j)
+            cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
+            box = (cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2)
+            folder = args.out / split / obj["colour"]
+            folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(folder / f"{truth_path.stem}-{obj['id']}.jpg"), crop_for_colour(image, box))
+            counts[f"{split}/{obj['colour']}"] = counts.get(f"{split}/{obj['colour']}", 0) + 1
+    print(json.dumps(dict(sorted(counts.items()))))
+
+
+if __name__ == "__main__":
+    main()

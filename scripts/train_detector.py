@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Trains the piece detector from scratch on a synthetic dataset (scripts/synth dataset ...).
+
+    python scripts/train_detector.py --data DATASET/data.yaml [--imgsz 480] [--epochs 30] [--name pieces]
+    python scripts/train_detector.py --data DATASET/data.yaml --name pieces --resume   # continue a stopped run
+    python scripts/train_detector.py --data DATASET/data.yaml --model models/pieces.pt # continue from shipped weights
+
+Long runs belong in the background (nohup ... &): ultralytics saves runs/detector/NAME/weights/last.pt
+every epoch, and --resume picks it up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from companion.training import TrainConfig, describe, train
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--model", default="yolo11n-pose.yaml")
+    parser.add_argument("--imgsz", type=int, default=480)
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--name", default="pieces")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--resume", action="store_true")
+    args = parser.parse_args()
+    config = TrainConfig(data=args.data, model=args.model, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch,
+                         name=args.name, threads=args.threads, resume=args.resume)
+    print(json.dumps(describe(config)))
+    start = time.time()
+    best = train(config)
+    print(f"done in {time.time() - start:.0f} s: {best}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""The detector evaluation scores a perfect detector perfectly and a colour-blind one as such."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from companion.evaluation import angle_diff, evaluate, snap
+from companion.pieces import Colour, Pose, Size
+from companion.vision.detection import Detection
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    pytest.importorskip("moderngl")
+    from companion.synth.dataset import write_dataset
+
+    root = tmp_path_factory.mktemp("eval-ds")
+    try:
+        write_dataset(root, 10, seed=4, width=320, height=240, workers=1, progress=False)
+    except Exception as exc:  # no headless GL here
+        pytest.skip(f"cannot render: {exc}")
+    return root
+
+
+def oracle(root):
+    """A detector that reads the answer from the truth sidecars, in the order evaluate() visits them."""
+    frames = iter(sorted(root.glob("truth/train/*.json")))
+
+    def detect(frame):
+        truth = json.loads(next(frames).read_text())
+        out = []
+        for o in truth["objects"]:
+            if not o.get("box_px") or o["kind"] not in ("pyramid", "pawn", "bead", "d6", "d8"):
+                continue
+            if o["kind"] == "pyramid":
+                out.append(Detection("pyramid", tuple(o["box_px"]), 0.9, "x", Colour(o["colour"]),
+                                     Size.parse(o["size"]), Pose(o["pose"]), tuple(o["apex_px"]),
+                                     tuple(o["contact_px"]), (1.0, 1.0)))
+            else:
+                out.append(Detection(o["kind"], tuple(o["box_px"]), 0.9, o["kind"]))
+        return out
+
+    return detect
+
+
+def test_a_perfect_detector_scores_perfectly(dataset):
+    figures = evaluate(oracle(dataset), dataset, split="train")["all"]
+    assert figures["pieces_at_least_half_visible"] > 0
+    assert figures["recall_colour_and_size"] == 1.0
+    assert figures["precision_colour_and_size"] == 1.0
+    assert figures["upright_lying_accuracy"] == 1.0
+    assert figures["false_detections_per_image"] == 0.0
+    if figures["lying_pieces_in_game_directions"]:
+        assert figures["direction_snapped_accuracy"] == 1.0
+        assert figures["direction_error_median_deg"] < 2.0
+
+
+def test_wrong_colours_lose_recall_and_precision_but_not_pose(dataset):
+    detect = oracle(dataset)
+
+    def colour_blind(frame):
+        return [replace(d, colour=Colour.RED if d.colour != Colour.RED else Colour.BLUE) if d.kind == "pyramid" else d
+                for d in detect(frame)]
+
+    figures = evaluate(colour_blind, dataset, split="train")["all"]
+    assert figures["recall_colour_and_size"] == 0.0 and figures["precision_colour_and_size"] == 0.0
+    assert figures["upright_lying_accuracy"] == 1.0
+
+
+def test_missing_split_is_a_clear_error(dataset):
+    with pytest.raises(FileNotFoundError, match="no truth sidecars"):
+        evaluate(lambda f: [], dataset, split="nope")
+
+
+def test_angles_and_snapping():
+    assert angle_diff(350, 10) == 20 and angle_diff(90, 270) == 180
+    assert snap(44, 90) == 0 and snap(46, 90) == 1 and snap(359, 45) == 0 and snap(90, 60, 30) == 1
