@@ -53,10 +53,10 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """For now the main job replays the bundled sample game."""
-    args.record = sample_record_path()
-    args.json = False
-    return cmd_replay(args)
+    """The main job: serves the page on the demo feed (the sample game replayed); opens nothing."""
+    from companion.server.commands import cmd_demo as serve_demo
+
+    return serve_demo(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,9 +71,41 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("games", help="list the games the referee knows")
     p.set_defaults(func=cmd_games)
 
-    p = sub.add_parser("demo", help="run the companion on the bundled demo")
+    p = sub.add_parser("demo", help="serve the page on the bundled demo (a sample game replayed)")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
     p.set_defaults(func=cmd_demo)
+
+    from companion.server.commands import add_server_commands  # `serve` and `export`
+    add_server_commands(sub)
+
+    p = sub.add_parser("score", help="score an IceTowers table observation (docs/observations/icetowers.md)")
+    p.add_argument("observation", type=Path, help="a JSON observation: towers bottom to top, free pieces, players")
+    p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    p.set_defaults(func=cmd_score)
+
+    from companion.vision.locate import add_vision_commands  # `calibrate camera` and `locate`
+    add_vision_commands(sub)
+    from companion.recognize import add_recognize_command  # `recognize IMAGE... --game G`
+    add_recognize_command(sub)
     return parser
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Scores an IceTowers table; exit 1 when the table shows a rule violation."""
+    from companion.scoring import ObservationError, read_observation, score_observation
+
+    try:
+        report = score_observation(read_observation(args.observation))
+    except ObservationError as exc:
+        print(f"companion score: {args.observation}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(report.to_json(), sys.stdout, indent=2)
+        print()
+    else:
+        print(report)
+    return 1 if report.violations else 0
 
 
 def main(argv: list[str] | None = None) -> int:

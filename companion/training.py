@@ -7,6 +7,7 @@ is the command, and `models/` receives the chosen weights.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ class TrainConfig:
     model: str = "yolo11n-pose.yaml"  # an architecture (from scratch) or a .pt to continue from
     imgsz: int = 480
     epochs: int = 30
+    hours: float | None = None  # a time budget: ultralytics then fits the epochs (and LR schedule) to it
     batch: int = 16
     name: str = "pieces"
     project: Path = Path("runs/detector")
@@ -35,6 +37,7 @@ class TrainConfig:
 
 def train(config: TrainConfig) -> Path:
     """Trains (or resumes) and returns the path of the best weights."""
+    os.environ.setdefault("YOLO_VERBOSE", "true")  # show per-epoch progress while training
     ultralytics = import_ultralytics()
     import torch
 
@@ -56,7 +59,8 @@ def train(config: TrainConfig) -> Path:
         model.train(data=str(config.data), imgsz=config.imgsz, epochs=config.epochs, batch=config.batch,
                     device="cpu", workers=0, plots=False, amp=False, project=str(config.project.resolve()),
                     name=config.name, exist_ok=True, patience=config.patience, seed=config.seed,
-                    deterministic=False, verbose=True, **config.augment)
+                    deterministic=False, verbose=True, **({"time": config.hours} if config.hours else {}),
+                    **config.augment)
     best = run_dir / "weights" / "best.pt"
     return best if best.exists() else last
 
@@ -73,6 +77,7 @@ def train_colour_classifier(data: Path, epochs: int = 15, imgsz: int = 64, batch
 
     `data` is a folder of train/val/<colour>/*.jpg crops (scripts/make_colour_crops.py).
     """
+    os.environ.setdefault("YOLO_VERBOSE", "true")
     ultralytics = import_ultralytics()
     import torch
 

@@ -25,12 +25,13 @@ def main() -> None:
     parser.add_argument("--model", default="yolo11n-pose.yaml")
     parser.add_argument("--imgsz", type=int, default=480)
     parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--hours", type=float, help="train for this long instead of a fixed number of epochs")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--name", default="pieces")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--resume", action="store_true")
     args = parser.parse_args()
-    config = TrainConfig(data=args.data, model=args.model, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch,
+    config = TrainConfig(data=args.data, model=args.model, imgsz=args.imgsz, epochs=args.epochs, hours=args.hours, batch=args.batch,
                          name=args.name, threads=args.threads, resume=args.resume)
     print(json.dumps(describe(config)))
     start = time.time()

@@ -1,0 +1,194 @@
+"""The `recognize` use case: images in, observations out (board, pieces, cells, stacks, confidence).
+
+`Recognizer` joins board localisation (`companion.vision.locate`), a detector (any callable from a
+BGR frame to `Detection`s, so tests and tools can inject one without a model) and the mapper.
+A frame where no board is found still yields an observation: the pieces in pixels, unmapped,
+marked unsure, with the reason in `notes`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision.calibrate import CameraIntrinsics
+from companion.vision.detection import Detection
+from companion.vision.locate import BoardNotFound, BoardSpec, Locator
+from companion.vision.mapper import Mapper, MapperConfig, config_for
+from companion.vision.observation import Observation, SeenPiece
+
+DetectFn = Callable[[np.ndarray], list[Detection]]
+DEFAULT_MODEL = Path("models/pieces.pt")
+DEFAULT_COLOUR_MODEL = Path("models/colours.pt")
+BOARDS = {"icebomb-arena": "chess", "space-arena": "chess", "zamboni-wars": "coasters", "ice-arena": "hex",
+          "icetowers": "table"}
+
+
+def board_spec_for(game: str, **options) -> BoardSpec:
+    """The board a game is played on, with any BoardSpec field overridden by `options`."""
+    if game not in BOARDS:
+        raise ValueError(f"unknown game {game!r} (expected one of: {', '.join(BOARDS)})")
+    return BoardSpec(kind=BOARDS[game], **{k: v for k, v in options.items() if v is not None})
+
+
+@dataclass
+class Recognizer:
+    """Turns frames into observations of one game's table."""
+
+    game: str
+    detect: DetectFn
+    spec: BoardSpec
+    intrinsics: CameraIntrinsics | None = None
+    mapper_config: MapperConfig | None = None
+    _locator: Locator | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self._locator = Locator(self.spec, self.intrinsics)
+        self._mapper = Mapper(self.game, self.mapper_config or config_for(self.game))
+
+    def observe(self, frame: np.ndarray, name: str | None = None) -> Observation:
+        """The observation of one BGR frame (undistorted first when intrinsics are known)."""
+        prepared = self._locator.prepare(frame)
+        detections = self.detect(prepared)
+        try:
+            location = self._locator.locate(prepared, prepared=True)
+        except BoardNotFound as exc:
+            pieces = tuple(SeenPiece(kind=d.kind, colour=d.colour, size=d.size, pose=d.pose, box=d.box, apex=d.apex,
+                                     contact=d.contact, confidence=d.confidence, unsure=("board not found",))
+                           for d in detections)
+            return Observation(self.game, pieces, None, name, (str(exc),))
+        return self._mapper.map(detections, location, name)
+
+
+def detections_from_json(path: str | Path) -> DetectFn:
+    """A stand-in detector that returns the detections saved in a JSON file (a list of `Detection.to_json`)."""
+    from companion.pieces import Colour, Pose, Size
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON list of detections")
+    out = []
+    for i, d in enumerate(data, start=1):
+        try:
+            out.append(Detection(
+                kind=d["kind"], box=tuple(d["box"]), confidence=float(d.get("confidence", 1.0)),
+                class_name=d.get("class", d["kind"]), colour=Colour.parse(d["colour"]) if d.get("colour") else None,
+                size=Size.parse(str(d["size"])) if d.get("size") else None, pose=Pose(d["pose"]) if d.get("pose") else None,
+                apex=tuple(d["apex"]) if d.get("apex") else None, contact=tuple(d["contact"]) if d.get("contact") else None,
+                keypoint_confidence=tuple(d.get("keypoint_confidence", (1.0, 1.0)))))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: detection {i}: {exc}") from None
+    return lambda frame: list(out)
+
+
+def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT_COLOUR_MODEL) -> DetectFn:
+    """The trained detector (and colour classifier, when its weights exist)."""
+    from companion.vision.detect import Detector, DetectorConfig
+
+    colour_of = None
+    if colours is not None and Path(colours).exists():
+        from companion.vision.colour import ColourClassifier
+
+        colour_of = ColourClassifier(Path(colours))
+    return Detector(DetectorConfig(weights=Path(weights)), colour_of).detect
+
+
+def annotate(frame: np.ndarray, observation: Observation) -> np.ndarray:
+    """A copy of the frame with the board outline and each piece's box, cell and direction drawn."""
+    out = frame.copy()
+    if observation.board is not None:
+        pts = np.round(np.array(observation.board.corners)).astype(np.int32)
+        cv2.polylines(out, [pts], True, (0, 255, 255), 2)
+    for p in observation.pieces:
+        x1, y1, x2, y2 = (int(round(v)) for v in p.box)
+        colour = (0, 0, 255) if p.unsure else (0, 200, 0)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, 1)
+        label = p.piece_text + (f" {p.direction}" if p.direction else "") + f" {p.where}"
+        if p.level:
+            label += f"#{p.level}"
+        cv2.putText(out, label, (x1, max(10, y1 - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1, cv2.LINE_AA)
+        if p.apex is not None and p.contact is not None:
+            cv2.arrowedLine(out, tuple(int(v) for v in p.contact), tuple(int(v) for v in p.apex), (255, 0, 0), 1)
+    return out
+
+
+def recognize_files(recognizer: Recognizer, images: Sequence[Path], annotate_to: Path | None = None) -> list[Observation]:
+    """Observations of image files, one each; annotated copies written under `annotate_to` when given.
+
+    Raises:
+        OSError: for an image that cannot be read.
+    """
+    out = []
+    for path in images:
+        frame = cv2.imread(str(path))
+        if frame is None:
+            raise OSError(2, "cannot read image", str(path))
+        observation = recognizer.observe(frame, str(path))
+        out.append(observation)
+        if annotate_to is not None:
+            target = annotate_to
+            if len(images) > 1 or annotate_to.is_dir():
+                annotate_to.mkdir(parents=True, exist_ok=True)
+                target = annotate_to / (Path(path).stem + "-annotated.png")
+            cv2.imwrite(str(target), annotate(frame, observation))
+    return out
+
+
+# --- the `companion recognize` sub-command ---------------------------------------------------
+
+def add_recognize_command(sub) -> None:
+    """Adds `recognize IMAGE... --game G [--calibration FILE] [--json] [--annotate OUT]`."""
+    p = sub.add_parser("recognize", help="print the observation (board, pieces, cells, stacks) of table images")
+    p.add_argument("images", nargs="+", type=Path, help="image files")
+    p.add_argument("--game", required=True, choices=sorted(BOARDS), help="the game on the table")
+    p.add_argument("--calibration", type=Path, help="camera intrinsics (from `companion calibrate camera`)")
+    p.add_argument("--json", action="store_true", help="print JSON (a list, one observation per image, when several)")
+    p.add_argument("--position", action="store_true",
+                   help="print only the game's position (for IceTowers: what `companion score` reads)")
+    p.add_argument("--annotate", type=Path, metavar="OUT", help="write annotated images (a file, or a folder)")
+    p.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="detector weights (default %(default)s)")
+    p.add_argument("--detections", type=Path, help="read detections from a JSON file instead of running a model")
+    p.add_argument("--seats", type=int, default=0, help="seats round the board, for seat zones (Icebomb Arena)")
+    p.add_argument("--area", help="chess playing area, e.g. 8x8, 6x6, 8x4")
+    p.add_argument("--cell-mm", type=float, help="cell size in millimetres")
+    p.add_argument("--a1", dest="a1_hint", help="image corner nearest a1: bottom-left, bottom-right, top-right, top-left")
+    p.set_defaults(func=cmd_recognize)
+
+
+def cmd_recognize(args) -> int:
+    """Prints one observation per image; exit 1 when any is unsure, 2 when an input cannot be read."""
+    import sys
+
+    from companion.vision.calibrate import load_intrinsics
+    from companion.vision.detect import ModelError
+
+    try:
+        spec = board_spec_for(args.game, area=args.area, cell_mm=args.cell_mm, a1_hint=args.a1_hint)
+        intrinsics = load_intrinsics(args.calibration) if args.calibration else None
+        detect = detections_from_json(args.detections) if args.detections else model_detector(args.model)
+    except (ValueError, ModelError) as exc:
+        print(f"companion recognize: {exc}", file=sys.stderr)
+        return 2
+    base = config_for(args.game, args.seats)
+    recognizer = Recognizer(args.game, detect, spec, intrinsics, base)
+    observations = recognize_files(recognizer, args.images, args.annotate)
+    if args.json or args.position:
+        data = [o.to_json()["position"] if args.position else o.to_json() for o in observations]
+        json.dump(data[0] if len(data) == 1 else data, sys.stdout, indent=2)
+        print()
+    else:
+        for o in observations:
+            print(f"{o.image}: board {o.board.kind + f' (confidence {o.board.confidence:.2f})' if o.board else 'not found'}"
+                  + ("" if not o.notes else " - " + "; ".join(o.notes)))
+            for p in o.pieces:
+                where = p.where + (f" level {p.level}" if p.stack is not None else "")
+                extra = f" {p.pose.value}" if p.pose else ""
+                extra += f" {p.direction}" if p.direction else ""
+                doubt = f"  UNSURE: {'; '.join(p.unsure)}" if p.unsure else ""
+                print(f"  {p.piece_text:10}{extra:12} {where:12} {p.confidence:.2f}{doubt}")
+    return 1 if any(o.unsure for o in observations) else 0

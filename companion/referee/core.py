@@ -1,0 +1,184 @@
+"""The referee's core: explain a change seen on the table by the engine's legal actions.
+
+Vision proposes, the rules judge. For a stable position seen after a change, every candidate
+action (or short sequence of actions: a reveal commits every player's secret plan at once) is
+applied to the engine's current state, and the position it would leave is compared with the
+position seen. The best exact explanation is accepted; when none is exact, or two explain the
+table equally well, the verdict says so ("illegal or misread: expected ..., seen ...") and the
+state does not change. Nothing is ever changed silently.
+
+Positions are compared as multisets of short item texts, the ones `companion.vision.tracker`
+writes ('red-L N @d4', 'pawn @c3', 'blue-M U @e2#1'); each game's adapter says which items its
+engine state shows and which seen items matter to it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.games.base import CHANCE, TERMINAL, State
+from companion.vision.observation import Observation
+from companion.vision.tracker import item_text
+
+UNSURE_COST = 0.5
+"""A mismatch on an item the mapper marked unsure costs this much: a misread, not a move."""
+
+
+class Adapter:
+    """What a game shows on the table. Subclasses override `expected` and usually `seen`."""
+
+    game: str = ""
+
+    def expected(self, state: State) -> Counter:
+        """The items a camera should see in `state`."""
+        raise NotImplementedError
+
+    def seen(self, observation: Observation) -> tuple[Counter, Counter]:
+        """(items seen, the unsure ones among them) that this game cares about."""
+        items, unsure = Counter(), Counter()
+        for p in observation.pieces:
+            if self.relevant(p):
+                text = item_text(p)
+                items[text] += 1
+                if p.unsure:
+                    unsure[text] += 1
+        return items, unsure
+
+    def compare(self, expected: Counter, seen: Counter, unsure: Counter) -> float:
+        """How badly `expected` explains `seen` (0: exactly)."""
+        return distance(expected, seen, unsure)
+
+    def relevant(self, piece) -> bool:
+        """Whether a seen piece belongs to the game (not a loose die on the table, say)."""
+        return piece.cell is not None or piece.zone is not None
+
+    def candidates(self, state: State, seen: Counter) -> list[tuple[Any, ...]]:
+        """Action sequences that might explain the change; by default each legal action alone."""
+        player = state.current_player()
+        if player == TERMINAL:
+            return []
+        if player == CHANCE:
+            return [(a,) for a, _ in state.chance_outcomes()]
+        return [(a,) for a in state.legal_actions()]
+
+
+def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) -> float:
+    """How badly a position explains what is seen: mismatched items, unsure ones at a discount."""
+    unsure = unsure or Counter()
+    missing = expected - seen
+    extra = seen - expected
+    cost = sum(missing.values())
+    for item, n in extra.items():
+        doubtful = min(n, unsure[item])
+        cost += doubtful * UNSURE_COST + (n - doubtful)
+    return float(cost)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    actions: tuple[Any, ...]
+    state: State
+    distance: float
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "; ".join(map(str, self.actions)) or "no move"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The referee's answer to one seen change.
+
+    Attributes:
+        accepted: True when `actions` explain the table exactly (then the state moved on).
+        actions: the legal actions chosen (empty when none was accepted).
+        text: one line for the page: the actions, or "illegal or misread: expected ..., seen ...".
+        state: the engine state after the verdict (unchanged unless accepted).
+        alternatives: other explanations considered, best first (for the page's correction menu).
+    """
+
+    accepted: bool
+    actions: tuple[Any, ...]
+    text: str
+    state: State
+    alternatives: tuple[Explanation, ...] = field(default=())
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Referee:
+    """Holds the engine state and judges each stable observation against it."""
+
+    def __init__(self, adapter: Adapter, state: State, max_actions: int = 2, keep: int = 6):
+        self.adapter = adapter
+        self.state = state
+        self.max_actions = max_actions
+        self.keep = keep
+
+    def explain(self, observation: Observation) -> list[Explanation]:
+        """Every candidate explanation, best first (the empty one, 'no move', included)."""
+        seen, unsure = self.adapter.seen(observation)
+        adapter = self.adapter
+
+        def score(actions: tuple[Any, ...], state: State) -> Explanation:
+            expected = adapter.expected(state)
+            return Explanation(actions, state, adapter.compare(expected, seen, unsure),
+                               tuple(sorted((expected - seen).elements())), tuple(sorted((seen - expected).elements())))
+
+        found = [score((), self.state)]
+        frontier = [found[0]]
+        for _ in range(self.max_actions):
+            grown = []
+            for ex in frontier:
+                for seq in adapter.candidates(ex.state, seen):
+                    state = ex.state
+                    try:
+                        for action in seq:
+                            state = state.apply(action)
+                    except ValueError:
+                        continue
+                    grown.append(score(ex.actions + tuple(seq), state))
+            if not grown:
+                break
+            grown.sort(key=lambda e: (e.distance, len(e.actions)))
+            found += grown
+            if grown[0].distance == 0:
+                break
+            frontier = grown[: self.keep]
+        found.sort(key=lambda e: (e.distance, len(e.actions)))
+        return found
+
+    def judge(self, observation: Observation) -> Verdict:
+        """The verdict on a seen position, without changing the referee's state."""
+        ranked = self.explain(observation)
+        best = ranked[0]
+        if best.distance == 0 and not best.actions:
+            return Verdict(True, (), "no move", self.state, tuple(ranked[1: 1 + self.keep]))
+        ties = [e for e in ranked if e.distance == best.distance and len(e.actions) == len(best.actions)
+                and _after(e) != _after(best)]
+        if best.distance < 1 and not ties:
+            return Verdict(True, best.actions, best.text, best.state, tuple(ranked[1: 1 + self.keep]))
+        if best.distance < 1:
+            options = " or ".join(e.text for e in [best, *ties][:3])
+            return Verdict(False, (), f"ambiguous: {options}; please confirm", self.state, tuple(ranked[: self.keep]))
+        guess = best if best.actions else next((e for e in ranked if e.actions), best)
+        expected = ", ".join(guess.missing) or "nothing more"
+        seen = ", ".join(guess.extra) or "nothing more"
+        return Verdict(False, (), f"illegal or misread: expected {expected} (after {guess.text}), seen {seen}",
+                       self.state, tuple(ranked[: self.keep]))
+
+    def update(self, observation: Observation) -> Verdict:
+        """Judges the observation and, when a legal explanation is accepted, moves the state on."""
+        verdict = self.judge(observation)
+        if verdict.accepted:
+            self.state = verdict.state
+        return verdict
+
+
+def _after(e: Explanation) -> str:
+    return repr(e.state.to_json())

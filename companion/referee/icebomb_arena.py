@@ -1,0 +1,92 @@
+"""Icebomb Arena on the table: gladiators (pawns), bombs (beads), blocks, revealed plans.
+
+What a camera sees of an Icebomb Arena state: a pawn on each living gladiator's square, a glass
+bead on each bomb, each block as an upright pyramid of its owner's colour and size, and, once plans
+are revealed, each gladiator's unused planned pyramids in front of their seat (lying towards the
+planned direction, or upright for a block). Bids and plans before the reveal are hidden in hands,
+so the reveal is explained by every player's secret plan at once: each player's plan is read off
+their seat zone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from companion.games.base import CHANCE, TERMINAL
+from companion.games.icebomb_arena import Phase, Plan, IcebombState
+from companion.pieces import Colour, Size
+from companion.referee.core import Adapter
+from companion.vision.observation import SeenPiece
+
+
+def _zone_items(colour: Colour, seat: int, planned: Sequence[Any]) -> Counter:
+    return Counter(f"{colour.value}-{q.size.letter} {q.direction.value if q.direction else 'U'} @P{seat + 1}"
+                   for q in planned)
+
+
+class IcebombAdapter(Adapter):
+    """`colours[p]` is the colour seat p plays (blocks and plans are told apart by colour)."""
+
+    game = "icebomb-arena"
+
+    def __init__(self, colours: Sequence[Colour]):
+        self.colours = tuple(colours)
+
+    def expected(self, state: IcebombState) -> Counter:
+        grid = state.grid
+        items: Counter = Counter()
+        for p, cell in enumerate(state.gladiators):
+            if cell is not None and state.alive[p]:
+                items[f"pawn @{grid.name(cell)}"] += 1
+        for cell in state.bombs:
+            items[f"bead @{grid.name(cell)}"] += 1
+        for cell, block in enumerate(state.blocks):
+            if block is not None:
+                owner, size = block
+                items[f"{self.colours[owner].value}-{Size(size).letter} U @{grid.name(cell)}"] += 1
+        if state.phase not in (Phase.BID, Phase.PLAN, Phase.EDGE_DRAW):
+            for p, hand in enumerate(state.hands):
+                if hand and state.alive[p]:
+                    items += _zone_items(self.colours[p], p, hand)
+        return items
+
+    def relevant(self, piece: SeenPiece) -> bool:
+        if piece.kind in ("d6", "d8"):
+            return False
+        if piece.zone is not None:
+            return piece.is_pyramid
+        return piece.cell is not None
+
+    def candidates(self, state: IcebombState, seen: Counter) -> list[tuple[Any, ...]]:
+        player = state.current_player()
+        if player == TERMINAL:
+            return []
+        if player == CHANCE:
+            return [(a,) for a, _ in state.chance_outcomes()]
+        if state.phase == Phase.PLAN:
+            # The reveal: every player still to commit chooses the plan their seat zone shows.
+            joint = []
+            for p in state.players_to_act():
+                shown = Counter({k: v for k, v in seen.items() if k.endswith(f"@P{p + 1}")})
+                plans = state.legal_actions(p)
+                best = min(plans, key=lambda a: _mismatch(_zone_items(self.colours[p], p, a.pyramids), shown))
+                joint.append(best)
+            return [tuple(joint)] if joint else []
+        if state.phase == Phase.BID:
+            return []  # secret bids are entered by hand: nothing on the table shows them
+        return [(a,) for a in state.legal_actions()]
+
+
+def _mismatch(a: Counter, b: Counter) -> int:
+    return sum((a - b).values()) + sum((b - a).values())
+
+
+def plan_of(colours: Sequence[Colour], state: IcebombState, seat: int, seen: Counter) -> Plan | None:
+    """The plan whose pyramids match seat `seat`'s zone exactly, or None."""
+    shown = Counter({k: v for k, v in seen.items() if k.endswith(f"@P{seat + 1}")})
+    for action in state.legal_actions(seat):
+        if isinstance(action, Plan) and _mismatch(_zone_items(colours[seat], seat, action.pyramids), shown) == 0:
+            return action
+    return None

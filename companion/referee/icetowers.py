@@ -1,0 +1,89 @@
+"""IceTowers on the table: towers to scores, live and at the end.
+
+The camera sees towers (bottom to top) and free pieces; the engine knows every tower's full
+contents from the history of caps, mines and splits. A piece inside a tower can be hidden (a large
+capping a large covers it almost whole), so a seen tower matches a known one when its pieces are
+the known ones in order with some left out and the same top piece: the history fills in what the
+picture cannot show. Scores follow the engine's towers, never a guess.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from companion.games.icetowers import IceTowersState, tower_text
+from companion.referee.core import Adapter
+from companion.vision.observation import Observation, SeenPiece
+
+
+def _size(text: str) -> int:
+    return "SML".index(text.rsplit("-", 1)[1]) + 1
+
+
+def explains_hidden(seen: list[str], known: list[str]) -> bool:
+    """Whether tower `known` (bottom to top) looks like `seen` when some pieces are hidden.
+
+    Only a piece capped by one of its own size (or larger) is hidden: a smaller piece on top
+    leaves the lower one in view. The top piece is always seen.
+    """
+    if not seen or seen[-1] != known[-1]:
+        return False
+    i = 0
+    for k, piece in enumerate(known):
+        if i < len(seen) and seen[i] == piece:
+            i += 1
+        elif k + 1 >= len(known) or _size(known[k + 1]) < _size(piece):
+            return False
+    return i == len(seen)
+
+
+def towers_seen(observation: Observation) -> Counter:
+    """Every tower seen, as text bottom to top (a free piece, standing or lying, is a one-piece tower)."""
+    out: Counter = Counter()
+    for stack in observation.stacks():
+        out["/".join(p.piece_text for p in stack if p.is_pyramid)] += 1
+    for p in observation.pyramids:
+        if p.stack is None:
+            out[p.piece_text] += 1
+    return out
+
+
+class IceTowersAdapter(Adapter):
+    game = "icetowers"
+
+    def expected(self, state: IceTowersState) -> Counter:
+        return Counter(tower_text(t) for t, _ in state.towers)
+
+    def seen(self, observation: Observation) -> tuple[Counter, Counter]:
+        unsure: Counter = Counter()
+        for stack in observation.stacks():
+            if any(p.unsure for p in stack):
+                unsure["/".join(p.piece_text for p in stack if p.is_pyramid)] += 1
+        for p in observation.pyramids:
+            if p.stack is None and p.unsure:
+                unsure[p.piece_text] += 1
+        return towers_seen(observation), unsure
+
+    def relevant(self, piece: SeenPiece) -> bool:
+        return piece.is_pyramid
+
+    def compare(self, expected: Counter, seen: Counter, unsure: Counter) -> float:
+        exact = expected & seen
+        known = list((expected - exact).elements())
+        cost = 0.0
+        for text in (seen - exact).elements():
+            parts = text.split("/")
+            match = next((k for k in known if explains_hidden(parts, k.split("/"))), None)
+            if match is not None:
+                known.remove(match)  # pieces hidden inside: the history knows them
+            else:
+                cost += 0.5 if unsure[text] else 1.0
+        return cost + len(known)
+
+    def scores(self, state: IceTowersState) -> dict[str, int]:
+        """Each colour's live score: what it would score if the game ended now."""
+        return {c.value: v for c, v in state.colour_scores().items()}
+
+    def candidates(self, state: IceTowersState, seen: Counter) -> list[tuple[Any, ...]]:
+        return [(a,) for a in state.legal_actions()]

@@ -1,0 +1,270 @@
+"""Top-down SVG diagrams of a position and small line charts, drawn from public facts only.
+
+Everything here reads a state's `summary()` (what the table may see) and returns
+SVG text; nothing decides rules. One drawing per board kind: square arena
+(Icebomb Arena), Martian Coasters (Zamboni Wars), hex board (Ice Arena), the
+ARENA's tiles seen from above (Space Arena) and the bare table (IceTowers).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+CELL = 40
+MARGIN = 22
+
+#: How the ten pyramid colours look on the page ("clear" is drawn light grey).
+COLOUR_FILL = {
+    "red": "#d7263d", "yellow": "#f4c20d", "green": "#1b998b", "blue": "#2e6fdb", "black": "#222",
+    "purple": "#7b2cbf", "clear": "#d9d9d9", "orange": "#f77f00", "cyan": "#00b4d8", "white": "#fafafa",
+}
+#: Seat colours where a game does not say which colour a seat plays.
+SEAT_FILL = ("#d7263d", "#f4c20d", "#1b998b", "#2e6fdb", "#7b2cbf", "#f77f00", "#00b4d8", "#222",
+             "#9c6644", "#6c757d")
+
+_DIRECTION_ANGLE = {"N": 0, "NE": 45, "E": 90, "SE": 135, "S": 180, "SW": 225, "W": 270, "NW": 315}
+
+
+def seat_fill(seat: str | int) -> str:
+    index = int(seat[1:]) - 1 if isinstance(seat, str) else seat
+    return SEAT_FILL[index % len(SEAT_FILL)]
+
+
+def _svg(width: float, height: float, body: Sequence[str], label: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="diagram" viewBox="0 0 {width:.0f} {height:.0f}" '
+            f'role="img" aria-label="{escape(label)}">' + "".join(body) + "</svg>")
+
+
+def _text(x: float, y: float, text: Any, size: int = 12, cls: str = "", anchor: str = "middle") -> str:
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+            f'dominant-baseline="central" class="{cls}">{escape(str(text))}</text>')
+
+
+def _cell_xy(name: str, ranks: int) -> tuple[float, float]:
+    """Top-left corner of square `name` ('c4'); rank 1 at the bottom, as seen from P1's side."""
+    file = ord(name[0].lower()) - ord("a")
+    rank = int("".join(ch for ch in name[1:] if ch.isdigit()))
+    return MARGIN + file * CELL, MARGIN + (ranks - rank) * CELL
+
+
+def _grid(files: int, ranks: int, thick_every: int | None = None) -> list[str]:
+    out = []
+    for f in range(files):
+        for r in range(ranks):
+            shade = "sq-dark" if (f + r) % 2 else "sq-light"
+            out.append(f'<rect class="{shade}" x="{MARGIN + f * CELL}" y="{MARGIN + r * CELL}" '
+                       f'width="{CELL}" height="{CELL}"/>')
+    for f in range(files):
+        out.append(_text(MARGIN + f * CELL + CELL / 2, MARGIN + ranks * CELL + 10, chr(97 + f), 10, "coord"))
+    for r in range(ranks):
+        out.append(_text(MARGIN - 10, MARGIN + r * CELL + CELL / 2, ranks - r, 10, "coord"))
+    if thick_every:
+        for k in range(0, max(files, ranks) + 1, thick_every):
+            if k <= files:
+                x = MARGIN + k * CELL
+                out.append(f'<line class="thick" x1="{x}" y1="{MARGIN}" x2="{x}" y2="{MARGIN + ranks * CELL}"/>')
+            if k <= ranks:
+                y = MARGIN + k * CELL
+                out.append(f'<line class="thick" x1="{MARGIN}" y1="{y}" x2="{MARGIN + files * CELL}" y2="{y}"/>')
+    return out
+
+
+def _pyramid(cx: float, cy: float, size: float, fill: str, facing: str | None = None,
+             label: str = "", title: str = "") -> str:
+    """A pyramid from above: upright as a triangle pointing up, or lying pointing `facing`."""
+    angle = _DIRECTION_ANGLE.get(facing or "N", 0)
+    h = size / 2
+    points = f"{cx:.1f},{cy - h:.1f} {cx + h * 0.85:.1f},{cy + h * 0.7:.1f} {cx - h * 0.85:.1f},{cy + h * 0.7:.1f}"
+    tip = f"<title>{escape(title)}</title>" if title else ""
+    return (f'<g class="piece" transform="rotate({angle} {cx:.1f} {cy:.1f})">{tip}'
+            f'<polygon points="{points}" fill="{fill}" class="pyr"/></g>'
+            + (_text(cx, cy + 2, label, 11, "piece-label") if label else ""))
+
+
+# ---- per game --------------------------------------------------------------------------------
+
+def icebomb_arena(summary: Mapping[str, Any]) -> str:
+    files, ranks = (int(x) for x in str(summary.get("arena", "8x8")).split("x"))
+    body = _grid(files, ranks)
+    for square in summary.get("bombs", []):
+        x, y = _cell_xy(square, ranks)
+        body.append(f'<circle class="bomb" cx="{x + CELL / 2}" cy="{y + CELL / 2}" r="{CELL * 0.3}">'
+                    f'<title>bomb on {escape(square)}</title></circle>')
+    for block in summary.get("blocks", []):
+        x, y = _cell_xy(block["square"], ranks)
+        inset = {"S": 12, "M": 8, "L": 4}.get(block["size"], 8)
+        body.append(f'<rect class="block" x="{x + inset}" y="{y + inset}" width="{CELL - 2 * inset}" '
+                    f'height="{CELL - 2 * inset}" fill="{seat_fill(block["owner"])}">'
+                    f'<title>{escape(block["owner"])} block {escape(block["size"])} on {escape(block["square"])}</title></rect>')
+        body.append(_text(x + CELL / 2, y + CELL / 2, block["size"], 10, "piece-label"))
+    for p in summary.get("players", []):
+        if p.get("square") and p.get("alive", True):
+            x, y = _cell_xy(p["square"], ranks)
+            body.append(_pyramid(x + CELL / 2, y + CELL / 2, CELL * 0.8, seat_fill(p["seat"]),
+                                 label=p["seat"][1:], title=f'{p["seat"]} gladiator on {p["square"]}, life {p["life"]}'))
+    return _svg(2 * MARGIN + files * CELL, 2 * MARGIN + ranks * CELL, body, "Icebomb Arena board")
+
+
+def zamboni_wars(summary: Mapping[str, Any]) -> str:
+    side = 6
+    body = _grid(side, side, thick_every=3)
+    for square in summary.get("warp_zones", []):
+        x, y = _cell_xy(square, side)
+        body.append(f'<circle class="warp" cx="{x + CELL / 2}" cy="{y + CELL / 2}" r="{CELL * 0.38}"/>')
+    for square in summary.get("cover", []):
+        x, y = _cell_xy(square, side)
+        body.append(f'<rect class="cover" x="{x + 10}" y="{y + 10}" width="{CELL - 20}" height="{CELL - 20}" rx="3">'
+                    f'<title>cover die on {escape(square)}</title></rect>')
+    for z in summary.get("zambonis", []):
+        if z.get("eliminated") or not z.get("square"):
+            continue
+        x, y = _cell_xy(z["square"], side)
+        fill = COLOUR_FILL.get(z.get("colour", ""), seat_fill(z["seat"]))
+        body.append(_pyramid(x + CELL / 2, y + CELL / 2, CELL * 0.85, fill, z.get("facing"),
+                             title=f'{z["seat"]} Zamboni on {z["square"]} facing {z.get("facing")}, '
+                                   f'{len(z.get("pieces", []))} pieces'))
+        body.append(_text(x + 6, y + 7, z["seat"][1:], 9, "piece-label", "start"))
+    return _svg(2 * MARGIN + side * CELL, 2 * MARGIN + side * CELL, body, "Martian Coasters board")
+
+
+def ice_arena(summary: Mapping[str, Any], radius: int = 4) -> str:
+    size = 20.0  # hex circumradius
+
+    def centre(q: int, r: int) -> tuple[float, float]:
+        return (size * math.sqrt(3) * (q + r / 2), size * 1.5 * r)
+
+    extent_x = size * math.sqrt(3) * (radius + 0.5) + MARGIN
+    extent_y = size * 1.5 * radius + size + MARGIN
+    body = []
+    for q in range(-radius, radius + 1):
+        for r in range(max(-radius, -q - radius), min(radius, -q + radius) + 1):
+            cx, cy = centre(q, r)
+            cx, cy = cx + extent_x, cy + extent_y
+            pts = " ".join(f"{cx + size * math.cos(math.radians(60 * k + 30)):.1f},"
+                           f"{cy + size * math.sin(math.radians(60 * k + 30)):.1f}" for k in range(6))
+            body.append(f'<polygon class="hex" points="{pts}"><title>{q},{r}</title></polygon>')
+
+    def at(text: str) -> tuple[float, float]:
+        q, r = (int(v) for v in text.split(",")[:2])
+        cx, cy = centre(q, r)
+        return cx + extent_x, cy + extent_y
+
+    for small in summary.get("smalls", []):
+        parts = small.split()
+        if len(parts) >= 2:
+            cx, cy = at(parts[1])
+            facing = parts[2] if len(parts) > 2 and parts[2] != "up" else None
+            body.append(_pyramid(cx + 6, cy + 6, 9, COLOUR_FILL.get(parts[0], "#888"), facing, title=small))
+    for mine in summary.get("mines", []):
+        text = mine if isinstance(mine, str) else str(mine.get("hex", ""))
+        try:
+            cx, cy = at(text.split()[-1] if " " in text else text)
+        except ValueError:
+            continue
+        body.append(f'<circle class="bomb" cx="{cx - 7:.1f}" cy="{cy + 7:.1f}" r="4"/>')
+    for bot in summary.get("bots", []):
+        if not bot.get("hex") or bot.get("life", 1) <= 0:
+            continue
+        cx, cy = at(bot["hex"])
+        base = bot.get("stack", "").split()[0].split("-")[0] if bot.get("stack") else ""
+        body.append(_pyramid(cx, cy - 2, 26, COLOUR_FILL.get(base, seat_fill(bot["player"])),
+                             title=f'bot {bot["id"]} ({bot["player"]}) at {bot["hex"]}, life {bot.get("life")}'))
+        body.append(_text(cx, cy + 12, bot["id"], 9, "piece-label"))
+    return _svg(2 * extent_x, 2 * extent_y, body, "Ice Arena hex board")
+
+
+def space_arena(summary: Mapping[str, Any]) -> str:
+    dims = [int(x) for x in str(summary.get("arena", "8x8x8")).split("x")]
+    files, ranks = dims[0], dims[1]
+    body = _grid(files, ranks)
+    for i, ship in enumerate(summary.get("ships", [])):
+        at = ship.get("at")
+        if not at or ship.get("status") == "destroyed":
+            continue
+        tile, _, height = at.rpartition("h")
+        x, y = _cell_xy(tile, ranks)
+        cx, cy = x + CELL / 2, y + CELL / 2
+        vx, vy = ship.get("speed", [0, 0, 0])[:2]
+        body.append(f'<circle cx="{cx}" cy="{cy}" r="{CELL * 0.32}" fill="{seat_fill(ship["seat"])}" class="ship">'
+                    f'<title>{escape(ship["seat"])} at {escape(at)}, speed {ship.get("speed")}</title></circle>')
+        body.append(_text(cx, cy, f'h{height}', 10, "piece-label"))
+        if vx or vy:
+            body.append(f'<line class="speed" x1="{cx}" y1="{cy}" x2="{cx + vx * CELL / 2}" '
+                        f'y2="{cy - vy * CELL / 2}" stroke="{seat_fill(ship["seat"])}"/>')
+    return _svg(2 * MARGIN + files * CELL, 2 * MARGIN + ranks * CELL, body, "ARENA seen from above")
+
+
+def icetowers(summary: Mapping[str, Any]) -> str:
+    towers = summary.get("towers", [])
+    width = max(1, len(towers)) * 70 + 2 * MARGIN
+    height = 200
+    body = [f'<rect class="table" x="0" y="0" width="{width}" height="{height}" rx="8"/>']
+    for i, tower in enumerate(towers):
+        pieces = [p for p in tower.get("tower", "").replace("[", "").replace("]", "").split("/") if p]
+        cx = MARGIN + 35 + i * 70
+        y = height - 40
+        for piece in pieces:
+            colour, _, size = piece.partition("-")
+            w = {"L": 50, "M": 38, "S": 26}.get(size, 30)
+            h = {"L": 30, "M": 24, "S": 18}.get(size, 20)
+            body.append(f'<polygon class="pyr" fill="{COLOUR_FILL.get(colour, "#888")}" points="{cx - w / 2},{y} '
+                        f'{cx + w / 2},{y} {cx},{y - h}"><title>{escape(piece)}</title></polygon>')
+            y -= h * 0.55
+        body.append(_text(cx, height - 25, tower.get("controller") or "-", 10, "coord"))
+        body.append(_text(cx, height - 12, f'{tower.get("points", 0)} pts', 10, "coord"))
+    return _svg(width, height, body, "IceTowers table")
+
+
+def board_svg(game: str, summary: Mapping[str, Any], state: Any = None) -> str:
+    """The top-down diagram for `game` from its public summary."""
+    if game == "icebomb-arena":
+        return icebomb_arena(summary)
+    if game == "zamboni-wars":
+        return zamboni_wars(summary)
+    if game == "ice-arena":
+        return ice_arena(summary, int(getattr(state, "radius", 4) or 4))
+    if game == "space-arena":
+        return space_arena(summary)
+    if game == "icetowers":
+        return icetowers(summary)
+    return _svg(200, 60, [_text(100, 30, f"no diagram for {game}")], game)
+
+
+# ---- charts ------------------------------------------------------------------------------------
+
+def line_chart(title: str, xs: Sequence[Any], series: Mapping[str, Sequence[float | None]],
+               width: int = 320, height: int = 150) -> str:
+    """A small line chart: one line per series over the x labels (rounds)."""
+    left, right, top, bottom = 30, 70, 18, 22
+    values = [v for line in series.values() for v in line if v is not None]
+    body = [_text(left, 8, title, 11, "chart-title", "start")]
+    if not xs or not values:
+        body.append(_text(width / 2, height / 2, "no data yet", 11, "coord"))
+        return _svg(width, height, body, title)
+    lo, hi = min(0.0, min(values)), max(values)
+    hi = hi if hi > lo else lo + 1
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(i: int) -> float:
+        return left + (plot_w * i / (len(xs) - 1) if len(xs) > 1 else plot_w / 2)
+
+    def py(v: float) -> float:
+        return top + plot_h * (1 - (v - lo) / (hi - lo))
+
+    body.append(f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}"/>')
+    body.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}"/>')
+    body.append(_text(left - 4, py(hi), f"{hi:g}", 9, "coord", "end"))
+    body.append(_text(left - 4, py(lo), f"{lo:g}", 9, "coord", "end"))
+    step = max(1, len(xs) // 6)
+    for i in range(0, len(xs), step):
+        body.append(_text(px(i), top + plot_h + 10, xs[i], 9, "coord"))
+    for k, (name, line) in enumerate(series.items()):
+        colour = COLOUR_FILL.get(name.split()[-1], SEAT_FILL[k % len(SEAT_FILL)])
+        pts = " ".join(f"{px(i):.1f},{py(v):.1f}" for i, v in enumerate(line) if v is not None)
+        body.append(f'<polyline class="series" fill="none" stroke="{colour}" points="{pts}"/>')
+        body.append(_text(width - right + 6, top + 10 + 13 * k, name, 10, "legend", "start"))
+        body.append(f'<rect x="{width - right - 2}" y="{top + 6 + 13 * k}" width="6" height="6" fill="{colour}"/>')
+    return _svg(width, height, body, title)

@@ -1,0 +1,1 @@
+"""Vision: frames in, observations out. Never imports the games."""

@@ -1,0 +1,1513 @@
+"""Board localisation: where every cell of the board is in a camera frame.
+
+Each board kind is found from many partial cues rather than one clean pattern, because
+pieces and hands cover much of the board during play:
+
+- chessboard (and its 6x6 / 4x8 playing areas): X-shaped lattice corners where four
+  squares meet; a lattice is grown from a seed cell, refitting a homography as it grows,
+  and the board's extent is read from the light/dark alternation of the cells;
+- Martian Coasters: the four coloured coasters, each a quadrilateral whose sides are fitted
+  robustly; sixteen labelled corners give the homography by RANSAC;
+- hex grid: the centres of the light hexagonal cells, grown as a triangular lattice;
+- bare table (IceTowers): an ArUco marker of known size lying on the table.
+
+Board-plane coordinates are millimetres: square boards have their origin at the outer corner
+of a1 (x towards later files, y towards higher ranks); hex boards at the centre cell; the table
+at the centre of marker 0. Which corner is a1 is fixed once at set-up (`a1_hint`) and kept on
+re-localisation by choosing the orientation nearest the previous one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from companion.vision.calibrate import CameraIntrinsics, Undistorter
+
+BOARD_KINDS = ("chess", "coasters", "hex", "table")
+IMAGE_CORNERS = ("bottom-left", "bottom-right", "top-right", "top-left")
+SQRT3 = math.sqrt(3.0)
+
+
+class BoardNotFound(ValueError):
+    """No board of the requested kind could be located in the frame.
+
+    Attributes:
+        reason: a short code: 'too-dark', 'low-contrast', 'no-board', 'wrong-board-kind',
+            'cut-by-frame', 'no-markers'.
+    """
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"board not found ({reason}): {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class LocateConfig:
+    """Thresholds of the localiser; one place to tune them (docs/calibration.md explains each)."""
+
+    work_width: int = 640
+    """Frames are searched at this width; the final fit uses full-resolution corners."""
+    min_brightness: float = 35.0
+    min_contrast: float = 10.0
+    xcorner_sigma: float = 1.6
+    xcorner_rel_threshold: float = 0.06
+    max_cues: int = 260
+    neighbours: int = 8
+    max_seeds: int = 40
+    grow_tolerance: float = 0.28
+    """Fraction of a cell within which a cue is taken as the predicted lattice point."""
+    enough_fraction: float = 0.85
+    """Stop trying seeds once a lattice covers this fraction of the board's cue points."""
+    min_lattice_points: int = 9
+    lattice_fit_cells: float = 0.1
+    """A lattice point counts when the lattice's homography puts it within this fraction of a cell."""
+    min_checker_fraction: float = 0.30
+    """The chosen 8x8 window must show at least this much consistent light/dark alternation."""
+    frame_margin_px: float = 1.0
+    refine_ransac_cells: float = 0.08
+    coaster_min_saturation: int = 70
+    """Pixels below this saturation are never taken for a coaster (grey table, white paper)."""
+    coaster_saturation_split: float = 60.0
+    """When a hue's saturations spread wider than this, only the more saturated part is coaster."""
+    coaster_min_value: int = 50
+    coaster_hue_tolerance: int = 10
+    coaster_min_area_fraction: float = 0.004
+    coaster_min_agreement: float = 0.35
+    """Mean share of each coaster's area that must show its colour under the fitted board."""
+    coaster_switch_margin: float = 0.05
+    """Another coaster subset replaces the corner consensus only when its colours fit this much better."""
+    hex_min_solidity: float = 0.82
+    hex_work_width: int = 960
+    hex_min_line_contrast: float = 14.0
+    """A hex cell must be this much lighter (grey levels) than the lines around it."""
+    aruco_dictionary: int = cv2.aruco.DICT_4X4_50
+    lock_scale: float = 0.25
+    lock_max_shift_cells: float = 0.12
+    lock_min_response: float = 0.08
+    lock_unsure_frames: int = 15
+    """After this many frames in a row that cannot confirm the lock, localise afresh."""
+
+
+COASTER_HUES = {"red": 0, "orange": 12, "yellow": 28, "green": 62, "cyan": 90, "blue": 112, "purple": 140}
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """What board to look for and its physical size.
+
+    Attributes:
+        kind: 'chess', 'coasters', 'hex' or 'table'.
+        area: chess playing area as FILESxRANKS: '8x8', '6x6' or a half board '8x4' / '4x8'.
+        area_origin: 0-based (file, rank) of the area's a1 cell on the 8x8 board; by default
+            centred (6x6 is b2-g7) for square areas and at the a1 corner for halves.
+        cell_mm: side of a square cell (chess 1.75 in; coasters about 27 mm).
+        coaster_gap_mm: the gap between neighbouring coasters.
+        coaster_colours: coaster colours at (a1 side left, a1 side right, far left, far right).
+        hex_radius: rings around the centre cell of a hexagonal hex board.
+        hex_mm: hex cell size, centre to corner.
+        marker_mm: side of the ArUco marker (bare table).
+        a1_hint: at set-up, the image corner nearest which a1 lies.
+        a1_dark: a1 is a dark square on this chessboard (as on every standard chessboard).
+    """
+
+    kind: str = "chess"
+    area: str = "8x8"
+    area_origin: tuple[int, int] | None = None
+    cell_mm: float = 44.45
+    coaster_gap_mm: float = 8.0
+    coaster_colours: tuple[str, str, str, str] = ("red", "yellow", "blue", "green")
+    hex_radius: int = 3
+    hex_mm: float = 20.0
+    marker_mm: float = 50.0
+    a1_hint: str = "bottom-left"
+    a1_dark: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in BOARD_KINDS:
+            raise ValueError(f"unknown board kind {self.kind!r} (expected one of: {', '.join(BOARD_KINDS)})")
+        self.area_box  # validates the area
+        if self.a1_hint not in IMAGE_CORNERS:
+            raise ValueError(f"unknown a1 corner {self.a1_hint!r} (expected one of: {', '.join(IMAGE_CORNERS)})")
+        for c in self.coaster_colours:
+            if c not in COASTER_HUES:
+                raise ValueError(f"unknown coaster colour {c!r} (expected one of: {', '.join(COASTER_HUES)})")
+        if len(set(self.coaster_colours)) != 4:
+            raise ValueError(f"coaster colours must be four different colours, got {self.coaster_colours}")
+        if not 1 <= self.hex_radius <= 12:
+            raise ValueError(f"hex radius {self.hex_radius} out of range 1-12")
+        if min(self.cell_mm, self.hex_mm, self.marker_mm) <= 0 or self.coaster_gap_mm < 0:
+            raise ValueError("board sizes must be positive")
+
+    # Board-plane geometry -------------------------------------------------------------------
+
+    @property
+    def area_box(self) -> tuple[int, int, int, int]:
+        """(first file, first rank, files, ranks) of the chess playing area on the 8x8 board."""
+        files, sep, ranks = self.area.lower().partition("x")
+        if not sep or not files.isdigit() or not ranks.isdigit() or not (1 <= int(files) <= 8 and 1 <= int(ranks) <= 8):
+            raise ValueError(f"bad chess area {self.area!r} (expected FILESxRANKS within 8x8, e.g. 6x6 or 8x4)")
+        nf, nr = int(files), int(ranks)
+        if self.area_origin is None:
+            f0, r0 = ((8 - nf) // 2, (8 - nr) // 2) if nf == nr else (0, 0)
+        else:
+            f0, r0 = self.area_origin
+        if not (0 <= f0 and 0 <= r0 and f0 + nf <= 8 and r0 + nr <= 8):
+            raise ValueError(f"chess area {self.area} at file {f0}, rank {r0} does not fit on the 8x8 board")
+        return f0, r0, nf, nr
+
+    @property
+    def coaster_side_mm(self) -> float:
+        return 3 * self.cell_mm
+
+    def coaster_origin(self, index: int) -> tuple[float, float]:
+        """Outer a1-side corner of coaster `index` (0 near-left, 1 near-right, 2 far-left, 3 far-right)."""
+        step = self.coaster_side_mm + self.coaster_gap_mm
+        return (index % 2) * step, (index // 2) * step
+
+    def outline(self) -> np.ndarray:
+        """The board's outer corners (4 for square boards, 6 for hex), a1's corner first where there is one."""
+        if self.kind == "chess":
+            return np.array([(0, 0), (8, 0), (8, 8), (0, 8)], float) * self.cell_mm
+        if self.kind == "coasters":
+            s = 2 * self.coaster_side_mm + self.coaster_gap_mm
+            return np.array([(0, 0), (s, 0), (s, s), (0, s)], float)
+        if self.kind == "hex":
+            n, h = self.hex_radius, self.hex_mm
+            corners = [_hex_centre(q, r, h) for q, r in ((-n, 0), (0, -n), (n, -n), (n, 0), (0, n), (-n, n))]
+            # The outline's sides touch the outer cells' corners, 1.5 h n + h from the centre.
+            grow = (n * SQRT3 * h + 2 * h / SQRT3) / (n * SQRT3 * h)
+            return np.array(corners) * grow
+        m = self.marker_mm / 2
+        return np.array([(-m, -m), (m, -m), (m, m), (-m, m)], float)
+
+    def cells(self) -> list[tuple[str, np.ndarray]]:
+        """Every playing cell: its name and its polygon on the board plane (mm)."""
+        if self.kind == "chess":
+            f0, r0, nf, nr = self.area_box
+            c = self.cell_mm
+            return [(f"{chr(97 + f)}{r + 1}", np.array([(f0 + f, r0 + r), (f0 + f + 1, r0 + r), (f0 + f + 1, r0 + r + 1),
+                                                      (f0 + f, r0 + r + 1)], float) * c)
+                    for r in range(nr) for f in range(nf)]
+        if self.kind == "coasters":
+            out = []
+            step = self.coaster_side_mm + self.coaster_gap_mm
+            c = self.cell_mm
+            for r in range(6):
+                for f in range(6):
+                    x0 = (f // 3) * step + (f % 3) * c
+                    y0 = (r // 3) * step + (r % 3) * c
+                    out.append((f"{chr(97 + f)}{r + 1}", np.array([(x0, y0), (x0 + c, y0), (x0 + c, y0 + c), (x0, y0 + c)])))
+            return out
+        if self.kind == "hex":
+            n, h = self.hex_radius, self.hex_mm
+            out = []
+            for r in range(-n, n + 1):
+                for q in range(-n, n + 1):
+                    if abs(q + r) <= n:
+                        cx, cy = _hex_centre(q, r, h)
+                        poly = [(cx + h * math.cos(math.radians(30 + 60 * i)), cy + h * math.sin(math.radians(30 + 60 * i)))
+                                for i in range(6)]
+                        out.append((f"{q},{r}", np.array(poly)))
+            return out
+        return []
+
+    @property
+    def playing_corners(self) -> np.ndarray:
+        """Outer corners of the playing area (a1's corner first), board-plane mm."""
+        if self.kind == "chess":
+            f0, r0, nf, nr = self.area_box
+            return np.array([(f0, r0), (f0 + nf, r0), (f0 + nf, r0 + nr), (f0, r0 + nr)], float) * self.cell_mm
+        return self.outline()
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "area": self.area, "area_origin": list(self.area_box[:2]), "cell_mm": self.cell_mm, "coaster_gap_mm": self.coaster_gap_mm,
+                "coaster_colours": list(self.coaster_colours), "hex_radius": self.hex_radius, "hex_mm": self.hex_mm,
+                "marker_mm": self.marker_mm, "a1_hint": self.a1_hint, "a1_dark": self.a1_dark}
+
+
+def _hex_centre(q: float, r: float, h: float) -> tuple[float, float]:
+    return h * SQRT3 * (q + r / 2), h * 1.5 * r
+
+
+@dataclass(frozen=True)
+class CellGeometry:
+    name: str
+    centre: tuple[float, float]
+    polygon: tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True)
+class BoardLocation:
+    """Where the board is in one frame.
+
+    Attributes:
+        spec: the board that was located.
+        homography: 3x3 matrix, board-plane mm -> image pixels (of the undistorted frame when
+            `undistorted`), row by row.
+        image_size: (width, height) of the frame.
+        confidence: 0..1, the share of the board's cues that agreed with the fit.
+        method: which cues found it ('lattice', 'coasters', 'marker').
+        undistorted: the frame was undistorted with the camera's intrinsics first.
+        pose: (rvec, tvec) of the board plane in camera coordinates (mm), when intrinsics exist.
+        cues: how many cues supported the fit.
+        elapsed_ms: time the localisation took.
+    """
+
+    spec: BoardSpec
+    homography: tuple[tuple[float, float, float], ...]
+    image_size: tuple[int, int]
+    confidence: float
+    method: str
+    undistorted: bool = False
+    pose: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    cues: int = 0
+    elapsed_ms: float = 0.0
+
+    @property
+    def H(self) -> np.ndarray:  # noqa: N802
+        return np.array(self.homography, float)
+
+    def board_to_image(self, points: np.ndarray) -> np.ndarray:
+        """Board-plane mm (N x 2) -> image pixels (N x 2)."""
+        return _apply_h(self.H, np.asarray(points, float))
+
+    def image_to_board(self, points: np.ndarray) -> np.ndarray:
+        """Image pixels (N x 2) -> board-plane mm (N x 2)."""
+        return _apply_h(np.linalg.inv(self.H), np.asarray(points, float))
+
+    @property
+    def corners(self) -> np.ndarray:
+        """Image positions of the playing area's outer corners, a1's corner first."""
+        return self.board_to_image(self.spec.playing_corners)
+
+    def cells(self) -> list[CellGeometry]:
+        """Every playing cell's name, centre and outline in the image."""
+        out = []
+        for name, poly in self.spec.cells():
+            img = self.board_to_image(poly)
+            centre = self.board_to_image(poly.mean(axis=0, keepdims=True))[0]
+            out.append(CellGeometry(name, (float(centre[0]), float(centre[1])),
+                                    tuple((float(x), float(y)) for x, y in img)))
+        return out
+
+    def cell_at(self, point: tuple[float, float]) -> str | None:
+        """The playing cell under an image point (on the board plane), or None off the playing area."""
+        bx, by = self.image_to_board(np.array([point], float))[0]
+        for name, poly in self.spec.cells():
+            if cv2.pointPolygonTest(poly.astype(np.float32), (float(bx), float(by)), False) >= 0:
+                return name
+        return None
+
+    def to_json(self) -> dict:
+        return {"board": self.spec.to_json(), "image_size": list(self.image_size),
+                "homography": [list(r) for r in self.homography], "confidence": round(self.confidence, 4),
+                "method": self.method, "undistorted": self.undistorted, "cues": self.cues,
+                "elapsed_ms": round(self.elapsed_ms, 2),
+                "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
+                "pose": None if self.pose is None else {"rvec": list(self.pose[0]), "tvec_mm": list(self.pose[1])},
+                "cells": [{"name": c.name, "centre": [round(c.centre[0], 2), round(c.centre[1], 2)]} for c in self.cells()]}
+
+
+def _apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = pts.reshape(-1, 2) @ h[:, :2].T + h[:, 2]
+    return p[:, :2] / p[:, 2:3]
+
+
+def _rows(m: np.ndarray) -> tuple[tuple[float, float, float], ...]:
+    return tuple(tuple(float(v) for v in row) for row in m)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cues
+
+
+def _gray(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def _check_exposure(gray: np.ndarray, config: LocateConfig) -> None:
+    mean, std = cv2.meanStdDev(gray)
+    if mean[0][0] < config.min_brightness:
+        raise BoardNotFound("too-dark", f"mean brightness {mean[0][0]:.0f} is below {config.min_brightness:.0f}; "
+                                        "add light or raise the camera's exposure")
+    if std[0][0] < config.min_contrast:
+        raise BoardNotFound("low-contrast", f"brightness varies by only {std[0][0]:.1f}; nothing to see")
+
+
+def xcorner_cues(gray: np.ndarray, config: LocateConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate X-corners (saddle points where four squares meet) and their strength."""
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.xcorner_sigma)
+    ixx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
+    iyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
+    ixy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
+    saddle = ixy * ixy - ixx * iyy
+    peak = float(saddle.max())
+    if peak <= 0:
+        return np.zeros((0, 2)), np.zeros(0)
+    local_max = cv2.dilate(saddle, np.ones((5, 5), np.uint8))
+    ys, xs = np.nonzero((saddle >= local_max) & (saddle > config.xcorner_rel_threshold * peak))
+    strength = saddle[ys, xs]
+    order = np.argsort(-strength)[: config.max_cues]
+    pts = np.stack([xs[order], ys[order]], axis=1).astype(np.float64)
+    return _subpixel_peaks(saddle, pts), strength[order]
+
+
+def _subpixel_peaks(resp: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Quadratic peak interpolation: cheap and good to a tenth of a pixel at search scale."""
+    h, w = resp.shape
+    out = pts.copy()
+    for k, (x, y) in enumerate(pts.astype(int)):
+        if 0 < x < w - 1 and 0 < y < h - 1:
+            c = resp[y, x]
+            dx = resp[y, x + 1] - resp[y, x - 1]
+            dxx = resp[y, x + 1] - 2 * c + resp[y, x - 1]
+            dy = resp[y + 1, x] - resp[y - 1, x]
+            dyy = resp[y + 1, x] - 2 * c + resp[y - 1, x]
+            if dxx < 0:
+                out[k, 0] += float(np.clip(-0.5 * dx / dxx, -0.5, 0.5))
+            if dyy < 0:
+                out[k, 1] += float(np.clip(-0.5 * dy / dyy, -0.5, 0.5))
+    return out
+
+
+def hex_centre_cues(gray: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """Centres of light, hexagon-like blobs bounded by dark lines (the cells of a hex board)."""
+    blur = cv2.GaussianBlur(gray, (0, 0), 1.0)
+    block = max(15, (gray.shape[1] // 20) | 1)
+    light = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -4)
+    light = cv2.morphologyEx(light, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(light, connectivity=4)
+    area = stats[:, cv2.CC_STAT_AREA]
+    keep = [i for i in range(1, n) if 30 <= area[i] <= gray.size * 0.02]
+    pts, strength = [], []
+    for i in keep:
+        x, y, w, h = stats[i, :4]
+        if w < 5 or h < 5 or max(w, h) > 3 * min(w, h):
+            continue
+        fill = area[i] / float(w * h)
+        # A hexagon fills about 0.75 of its bounding box; blobs torn by pieces fill much less.
+        if fill < config.hex_min_solidity * 0.75 or fill > 0.95:
+            continue
+        # A cell is ringed by dark lines: compare the blob with a thin band around it.
+        x0, y0 = max(0, x - 4), max(0, y - 4)
+        crop = labels[y0:y + h + 4, x0:x + w + 4] == i
+        band = cv2.dilate(crop.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool) & ~crop
+        patch = blur[y0:y + h + 4, x0:x + w + 4]
+        contrast = float(patch[crop].mean()) - float(patch[band].mean())
+        if contrast < config.hex_min_line_contrast:
+            continue
+        # Six corners, not four: the light squares of a chessboard are a lattice too.
+        outline = max(cv2.findContours(crop.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0],
+                      key=cv2.contourArea)
+        corners = len(cv2.approxPolyDP(outline, 0.04 * cv2.arcLength(outline, True), True))
+        if not 5 <= corners <= 8:
+            continue
+        pts.append(centroids[i])
+        strength.append(contrast)
+    order = np.argsort(-np.array(strength)) if strength else []
+    pts = [pts[k] for k in order]
+    return np.array(pts, float).reshape(-1, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lattice growing
+
+
+@dataclass(frozen=True)
+class _Lattice:
+    """A 2-D point lattice: integer indices -> plane coordinates in cell units."""
+
+    basis: np.ndarray  # 2x2, columns are the plane vectors of index steps (1,0) and (0,1)
+    steps: np.ndarray  # index steps to neighbours
+    min_angle: float
+    max_angle: float
+    triangles: bool = False
+    """Seed from three mutual neighbours (hex) instead of a whole cell of four points (square)."""
+
+    def plane(self, idx: np.ndarray) -> np.ndarray:
+        return idx @ self.basis.T
+
+
+SQUARE_LATTICE = _Lattice(np.eye(2), np.array([(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)]),
+                          55.0, 125.0)
+HEX_LATTICE = _Lattice(np.array([[1.0, 0.5], [0.0, SQRT3 / 2]]),
+                       np.array([(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)]), 35.0, 85.0, True)
+
+
+def _fit_h(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Least-squares homography by the normalised DLT (an affine map for three points).
+
+    Called in the inner loop of lattice growing, where OpenCV's `findHomography` with its
+    iterative refinement costs several times as much.
+    """
+    n = len(src)
+    if n < 3:
+        return None
+    if n == 3:
+        a, _ = cv2.estimateAffine2D(src, dst)
+        return None if a is None else np.vstack([a, [0, 0, 1]])
+
+    def normaliser(p: np.ndarray) -> np.ndarray:
+        c = p.mean(0)
+        d = np.sqrt(((p - c) ** 2).sum(1)).mean()
+        k = math.sqrt(2) / d if d > 0 else 1.0
+        return np.array([[k, 0, -k * c[0]], [0, k, -k * c[1]], [0, 0, 1]])
+
+    ts, td = normaliser(src), normaliser(dst)
+    a = src @ ts[:2, :2].T + ts[:2, 2]
+    b = dst @ td[:2, :2].T + td[:2, 2]
+    rows = np.zeros((2 * n, 9))
+    rows[0::2, 0:2], rows[0::2, 2] = a, 1
+    rows[0::2, 6:8], rows[0::2, 8] = -a * b[:, :1], -b[:, 0]
+    rows[1::2, 3:5], rows[1::2, 5] = a, 1
+    rows[1::2, 6:8], rows[1::2, 8] = -a * b[:, 1:], -b[:, 1]
+    values, vectors = np.linalg.eigh(rows.T @ rows)
+    if values[1] < 1e-12 * max(values[-1], 1e-300):
+        return None  # the points are (nearly) collinear
+    h = np.linalg.inv(td) @ vectors[:, 0].reshape(3, 3) @ ts
+    return h / h[2, 2] if abs(h[2, 2]) > 1e-12 else None
+
+
+def grow_lattice(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_extent: int,
+                 target: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The largest lattice consistent with the cue points.
+
+    Seeds are tried strongest first: a seed, two neighbours making a plausible cell and the
+    cell's fourth point give an affine guess; the lattice then grows ring by ring, refitting a
+    homography each time, so perspective is followed without knowing it beforehand.
+
+    Returns:
+        (indices N x 2, matched image points N x 2), or None.
+    """
+    n = len(pts)
+    if n < 4:
+        return None
+    d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    knn = np.argsort(d2, axis=1)[:, : config.neighbours]
+    best: tuple[np.ndarray, np.ndarray] | None = None
+    tried = 0
+    lo, hi = math.cos(math.radians(lattice.max_angle)), math.cos(math.radians(lattice.min_angle))
+    for seed in range(n):
+        if tried >= config.max_seeds:
+            break
+        p = pts[seed]
+        hyps = []
+        for ai in range(len(knn[seed])):
+            for bi in range(ai + 1, len(knn[seed])):
+                a, b = knn[seed, ai], knn[seed, bi]
+                va, vb = pts[a] - p, pts[b] - p
+                la, lb = math.hypot(*va), math.hypot(*vb)
+                if la < 3 or lb < 3 or not 0.55 < la / lb < 1.8:
+                    continue
+                cos = float(va @ vb) / (la * lb)
+                if not lo < cos < hi:
+                    continue
+                if lattice.triangles:
+                    # Three mutually neighbouring cells: an equilateral triangle in the plane.
+                    lab = math.hypot(*(va - vb))
+                    if not 0.7 < 2 * lab / (la + lb) < 1.4:
+                        continue
+                    hyps.append((abs(cos - 0.5), [seed, a, b]))
+                    continue
+                dpt = p + va + vb
+                dd = ((pts - dpt) ** 2).sum(1)
+                j = int(np.argmin(dd))
+                if dd[j] > (config.grow_tolerance * min(la, lb)) ** 2 or j in (seed, a, b):
+                    continue
+                hyps.append((abs(cos), [seed, a, b, j]))
+        hyps.sort(key=lambda hyp: hyp[0])
+        for _, ids in hyps[:2]:
+            tried += 1
+            got = _grow(pts, lattice, config, max_extent, ids)
+            if got is None or (best is not None and len(got[0]) <= len(best[0])):
+                continue  # the tight fit below only removes points: it cannot win
+            got = _tight(pts, lattice, config, got)
+            if got is not None:
+                got = _reduce_basis(pts, lattice, got)
+            if got is not None and not lattice.triangles:
+                got = _densify(pts, lattice, config, max_extent, got)
+            if got is not None and (best is None or len(got[0]) > len(best[0])):
+                best = got
+        if best is not None and len(best[0]) >= config.enough_fraction * target:
+            break
+    return None if best is None else (best[0], pts[best[1]])
+
+
+_STEPS = np.array([(i, j) for i in range(-2, 3) for j in range(-2, 3) if (i, j) != (0, 0)], float)
+
+
+def _reduce_basis(pts: np.ndarray, lattice: _Lattice, got: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Re-indexes a lattice whose index steps are not the shortest cell steps in the image.
+
+    Any two lattice vectors with determinant 1 index every point, and a homography absorbs the
+    shear, so a seed on a long diagonal still grows a consistent lattice; its cell names would be
+    wrong. The shortest steps seen in the image are the true neighbours.
+    """
+    idx, ids = got
+    if len(idx) < 6:
+        return got
+    h = _fit_h(lattice.plane(idx.astype(float)), pts[ids])
+    if h is None:
+        return got
+    centre = lattice.plane(idx.mean(0, keepdims=True))
+    base = _apply_h(h, centre)[0]
+    vecs = _apply_h(h, centre + lattice.plane(_STEPS)) - base
+    lengths = np.hypot(vecs[:, 0], vecs[:, 1])
+    order = np.argsort(lengths)
+    u = _STEPS[order[0]]
+    for k in order[1:]:
+        v = _STEPS[k]
+        if abs(u[0] * v[1] - u[1] * v[0]) == 1:
+            if float(vecs[order[0]] @ vecs[k]) < 0:
+                v = -v
+            break
+    else:
+        return got
+    m = np.array([u, v]).T
+    if np.allclose(m, np.eye(2)):
+        return got
+    new = np.rint(idx @ np.linalg.inv(m).T).astype(int)
+    return new, ids
+
+
+def _densify(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_extent: int,
+             got: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """A lattice that took every other row (or column) for its step is refined to the full one."""
+    idx, ids = got
+    for axis in (0, 1):
+        # Nearly all points on one parity of an index: the lattice's step there was half a cell
+        # (a stray cue from a piece may sit on the other parity).
+        odd = idx[:, axis] % 2 == 1
+        if len(idx) >= 6 and min(odd.mean(), 1 - odd.mean()) <= 0.1:
+            keep = odd if odd.mean() > 0.5 else ~odd
+            idx, ids = idx[keep], ids[keep]
+            idx[:, axis] = (idx[:, axis] - idx[:, axis].min()) // 2
+    for axis in (0, 1):
+        if len(idx) < 6:
+            break
+        plane = lattice.plane(idx.astype(float))
+        h = _fit_h(plane, pts[ids])
+        off = np.zeros(2)
+        off[axis] = 0.5
+        pred = _apply_h(h, lattice.plane(idx + off))
+        half = np.hypot(*(pred - _apply_h(h, plane)).T)
+        dd = ((pred[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+        dd[:, ids] = np.inf
+        near = np.argmin(dd, axis=1)
+        ok = dd[np.arange(len(idx)), near] < (config.grow_tolerance * half) ** 2
+        if ok.sum() < 0.7 * len(idx):
+            continue
+        seed = {}
+        for k, pid in zip(idx, ids):
+            kk = k.copy()
+            kk[axis] *= 2
+            seed[tuple(kk)] = int(pid)
+        for k, pid, good in zip(idx, near, ok):
+            if good and int(pid) not in seed.values():
+                kk = k.copy()
+                kk[axis] = 2 * kk[axis] + 1
+                seed[tuple(kk)] = int(pid)
+        keys = np.array(list(seed))
+        span = keys.max(0) - keys.min(0)
+        if span.max() > max_extent:
+            continue
+        regrown = _grow(pts, lattice, config, max_extent, seed)
+        if regrown is not None:
+            regrown = _tight(pts, lattice, config, regrown)
+        if regrown is not None and len(regrown[0]) > 1.3 * len(idx):
+            idx, ids = regrown
+    return idx, ids
+
+
+def _grow(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_extent: int,
+          seed: list[int] | dict[tuple[int, int], int]) -> tuple[np.ndarray, np.ndarray] | None:
+    # Index space is a (2E+1)^2 grid around the seed; a list seed is p=(0,0), a=(1,0), b=(0,1)
+    # and a+b=(1,1). Candidates are the lattice points next to matched ones (or two steps away
+    # when none is found), so the lattice also grows past a covered cell (a hand, a pyramid).
+    e = max_extent + 1
+    if not isinstance(seed, dict):
+        seed = dict(zip(((0, 0), (1, 0), (0, 1), (1, 1)), seed))
+    base = np.array(list(seed)).min(0)
+    owner = np.full((2 * e + 1, 2 * e + 1), -1, np.int32)
+    for (i, j), pid in seed.items():
+        owner[i - base[0] + e, j - base[1] + e] = pid
+    used = np.zeros(len(pts), bool)
+    used[list(seed.values())] = True
+    grid_i, grid_j = np.meshgrid(np.arange(-e, e + 1), np.arange(-e, e + 1), indexing="ij")
+    reach = 1
+    for _ in range(6 * max_extent):
+        matched = owner >= 0
+        ii, jj = np.nonzero(matched)
+        keys = np.stack([ii - e, jj - e], 1).astype(float)
+        h = _fit_h(lattice.plane(keys), pts[owner[ii, jj]])
+        if h is None:
+            return None
+        # Step by one lattice point while that finds cues; jump two only when it does not, so a
+        # jump is predicted by a homography already fitted to many points.
+        kernel = np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)
+        near = cv2.dilate(matched.astype(np.uint8), kernel).astype(bool) & ~matched
+        lo, hi = keys.max(0) - max_extent, keys.min(0) + max_extent
+        near &= (grid_i >= lo[0]) & (grid_i <= hi[0]) & (grid_j >= lo[1]) & (grid_j <= hi[1])
+        ci, cj = np.nonzero(near)
+        ok = np.zeros(0, bool)
+        if len(ci):
+            cand = np.stack([ci - e, cj - e], 1).astype(float)
+            pred = _apply_h(h, lattice.plane(cand))
+            step = _apply_h(h, lattice.plane(cand + [1.0, 0.0])) - pred
+            cell = np.hypot(step[:, 0], step[:, 1])
+            dd = ((pred[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+            dd[:, used] = np.inf
+            best = np.argmin(dd, axis=1)
+            dist = dd[np.arange(len(cand)), best]
+            ok = dist < (config.grow_tolerance * cell) ** 2
+        if not ok.any():
+            if reach == 1 and len(keys) >= 5:
+                reach = 2
+                continue
+            break
+        reach = 1
+        # Two lattice points may claim one cue: the nearer wins.
+        taken = set()
+        for k in np.argsort(dist):
+            if ok[k] and best[k] not in taken:
+                taken.add(int(best[k]))
+                owner[ci[k], cj[k]] = best[k]
+        used[list(taken)] = True
+    ii, jj = np.nonzero(owner >= 0)
+    return np.stack([ii - e, jj - e], 1).astype(int), owner[ii, jj]
+
+
+def _tight(pts: np.ndarray, lattice: _Lattice, config: LocateConfig,
+           got: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+    idx, ids = got
+    img = pts[ids]
+    if len(idx) < 6:
+        return idx, ids
+    # A lattice grown from a bad seed collects cues loosely; only points that one homography
+    # explains tightly count, so a wrong lattice scores low however many cues it touched.
+    plane = lattice.plane(idx.astype(float))
+    h = _fit_h(plane, img)
+    if h is None:
+        return None
+    step = _apply_h(h, plane + lattice.basis[:, 0]) - _apply_h(h, plane)
+    cell = float(np.median(np.hypot(step[:, 0], step[:, 1])))
+    h, mask = cv2.findHomography(plane, img, cv2.RANSAC, max(1.0, config.lattice_fit_cells * cell), maxIters=300)
+    if h is None:
+        return None
+    keep = mask.ravel().astype(bool)
+    return idx[keep], ids[keep]
+
+
+# ---------------------------------------------------------------------------------------------
+# Board kinds
+
+
+@dataclass(frozen=True)
+class _Found:
+    confidence: float
+    method: str
+    cues: int
+    candidates: list[np.ndarray]  # board mm -> full-frame px, one per orientation the board allows
+
+
+def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: BoardSpec,
+                  config: LocateConfig) -> _Found:
+    pts, _ = xcorner_cues(gray, config)
+    got = grow_lattice(pts, SQUARE_LATTICE, config, max_extent=8, target=49)
+    if got is None or len(got[0]) < config.min_lattice_points:
+        found = 0 if got is None else len(got[0])
+        raise BoardNotFound("no-board", f"no chessboard lattice: {len(pts)} corner cues, at most {found} in a lattice")
+    idx, img = got
+    h = _fit_h(idx.astype(float), img)
+    if _jacobian_det(h, idx.mean(0)) > 0:
+        # A board seen from above is never mirrored: swap the index axes.
+        idx = idx[:, ::-1].copy()
+        h = _fit_h(idx.astype(float), img)
+    idx = idx - idx.min(0)
+    for axis in (0, 1):
+        # A lattice wider than the board's 9 corners picked up strays (a patterned table, piece
+        # edges): keep the 9-wide band holding the most points.
+        if idx[:, axis].max() > 8:
+            counts = [int(((idx[:, axis] >= w) & (idx[:, axis] <= w + 8)).sum()) for w in range(idx[:, axis].max() - 7)]
+            w = int(np.argmax(counts))
+            keep = (idx[:, axis] >= w) & (idx[:, axis] <= w + 8)
+            idx, img = idx[keep], img[keep]
+            idx = idx - idx.min(0)
+    if len(idx) < config.min_lattice_points:
+        raise BoardNotFound("no-board", f"too few chessboard corners in one board-sized lattice ({len(idx)})")
+    h = _fit_h(idx.astype(float), img)
+    span = idx.max(0)
+    # Sample every cell around the lattice: index (u, v) is the cell between corners (u, v) and (u+1, v+1).
+    us = np.arange(span[0] - 8, 8)
+    vs = np.arange(span[1] - 8, 8)
+    uu, vv = np.meshgrid(us, vs, indexing="ij")
+    centres = np.stack([uu.ravel() + 0.5, vv.ravel() + 0.5], 1)
+    img_c = _apply_h(h, centres)
+    gh, gw = gray.shape
+    inside = (img_c[:, 0] >= 1) & (img_c[:, 0] < gw - 1) & (img_c[:, 1] >= 1) & (img_c[:, 1] < gh - 1)
+    blur = cv2.blur(gray, (3, 3))
+    val = np.zeros(len(centres))
+    xy = np.clip(img_c, 0, [gw - 1, gh - 1]).astype(int)
+    val[inside] = blur[xy[inside, 1], xy[inside, 0]]
+    in_lattice = (centres[:, 0] > 0) & (centres[:, 0] < span[0]) & (centres[:, 1] > 0) & (centres[:, 1] < span[1])
+    ref = val[in_lattice & inside]
+    threshold = float(np.median(ref)) if len(ref) else 128.0
+    parity = np.where((uu.ravel() + vv.ravel()) % 2 == 0, 1.0, -1.0)
+    sign = np.where(inside, np.sign(val - threshold) * parity, 0.0).reshape(uu.shape)
+    # Origins (o_u, o_v): the board's outer-corner origin in lattice indices; inner corners o+1..o+7.
+    scores = []
+    # The board's edge corners (T-junctions with the border) may be in the lattice too.
+    for ou in range(span[0] - 8, 1):
+        for ov in range(span[1] - 8, 1):
+            iu, iv = ou - us[0], ov - vs[0]
+            window = sign[iu:iu + 8, iv:iv + 8]
+            s = abs(window.sum())
+            scores.append((s, ou, ov, float(window.sum())))
+    scores.sort(reverse=True)
+    s, ou, ov, raw = scores[0]
+    if s < config.min_checker_fraction * 64:
+        raise BoardNotFound("wrong-board-kind", f"a lattice of {len(idx)} corners but no light/dark alternation "
+                                                 f"(score {s:.0f} of 64): not a chessboard")
+    # Cells outside the picture contribute nothing, so a cut board ties with shifted windows.
+    for s2, ou2, ov2, _ in scores:
+        if s2 < s - 2:
+            break
+        corners = _apply_h(h, np.array([(ou2, ov2), (ou2 + 8, ov2), (ou2 + 8, ov2 + 8), (ou2, ov2 + 8)], float))
+        if _outside(corners, gray.shape, config.frame_margin_px):
+            raise BoardNotFound("cut-by-frame", "the chessboard runs past the edge of the picture; "
+                                                "aim the camera so the whole board is in view")
+    # Full-resolution refinement of the matched corners, then a robust fit of the 8x8 board.
+    board_idx = idx - [ou, ov]
+    inner = np.all((board_idx >= 1) & (board_idx <= 7), axis=1)
+    # Edge T-junctions sit slightly off the true corner; use them only when few inner corners show.
+    keep = inner if inner.sum() >= 12 else np.all((board_idx >= 0) & (board_idx <= 8), axis=1)
+    board_idx, img = board_idx[keep], img[keep]
+    full = cv2.cornerSubPix(full_gray, (img / scale).astype(np.float32).reshape(-1, 1, 2),
+                            (max(2, int(3 / scale)), max(2, int(3 / scale))), (-1, -1),
+                            (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.01)).reshape(-1, 2)
+    src = board_idx.astype(float) * spec.cell_mm
+    cell_px = _cell_px(h) / scale
+    hf, mask = cv2.findHomography(src, full, cv2.RANSAC, max(0.6, config.refine_ransac_cells * cell_px))
+    if hf is None:
+        raise BoardNotFound("no-board", "the corner lattice could not be fitted")
+    inl = mask.ravel().astype(bool)
+    hf, _ = cv2.findHomography(src[inl], full[inl], 0)
+    # A chessboard looks the same turned half a turn; a1 dark fixes quarter turns only.
+    # raw > 0: cells of even lattice parity are light; board parity differs by ou + ov.
+    light_even = (raw > 0) == ((ou + ov) % 2 == 0)
+    cands = []
+    for quarter in range(4):
+        hq = hf @ _board_rotation(quarter, 8 * spec.cell_mm)
+        # After turning, board cell (0,0) is lattice cell _rot(quarter)...; check colour of a1.
+        a1_centre = _apply_h(_board_rotation(quarter, 8 * spec.cell_mm), np.array([[0.5, 0.5]]) * spec.cell_mm)[0]
+        a1_even = (int(a1_centre[0] // spec.cell_mm) + int(a1_centre[1] // spec.cell_mm)) % 2 == 0
+        a1_light = a1_even == light_even
+        if spec.a1_dark == (not a1_light):
+            cands.append(hq)
+    conf = float(inl.sum()) / 49.0 if inner.sum() >= 12 else float(inl.sum()) / 81.0
+    return _Found(min(1.0, conf) * min(1.0, s / 40.0), "lattice", int(inl.sum()), cands)
+
+
+def _board_rotation(quarter: int, side: float) -> np.ndarray:
+    """Board-plane map that turns the board `quarter` quarter-turns about its centre (composed on the right)."""
+    c = side / 2
+    a = math.radians(90 * quarter)
+    r = np.array([[round(math.cos(a)), -round(math.sin(a))], [round(math.sin(a)), round(math.cos(a))]], float)
+    m = np.eye(3)
+    m[:2, :2] = r
+    m[:2, 2] = np.array([c, c]) - r @ np.array([c, c])
+    return m
+
+
+def _hex_rotation(sixth: int) -> np.ndarray:
+    a = math.radians(60 * sixth)
+    m = np.eye(3)
+    m[:2, :2] = [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]
+    return m
+
+
+def _scale_h(h: np.ndarray, scale: float) -> np.ndarray:
+    """A board->full-image homography expressed for the work image (or back with 1/scale)."""
+    return np.diag([scale, scale, 1.0]) @ h
+
+
+def _jacobian_det(h: np.ndarray, at: np.ndarray) -> float:
+    p = np.array([at[0], at[1], 1.0])
+    w = h[2] @ p
+    j = (h[:2, :2] * w - np.outer(h[:2] @ p, h[2, :2])) / (w * w)
+    return float(np.linalg.det(j))
+
+
+def _cell_px(h: np.ndarray) -> float:
+    p = _apply_h(h, np.array([[3.0, 3.0], [4.0, 3.0], [3.0, 4.0]]))
+    return float(min(np.hypot(*(p[1] - p[0])), np.hypot(*(p[2] - p[0]))))
+
+
+def _outside(corners: np.ndarray, shape: tuple[int, ...], margin: float) -> bool:
+    h, w = shape[:2]
+    return bool(np.any(corners[:, 0] < -margin) or np.any(corners[:, 1] < -margin)
+                or np.any(corners[:, 0] > w - 1 + margin) or np.any(corners[:, 1] > h - 1 + margin))
+
+
+def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    pts = hex_centre_cues(gray, config)
+    n = spec.hex_radius
+    total = 3 * n * (n + 1) + 1
+    got = grow_lattice(pts, HEX_LATTICE, config, max_extent=2 * n, target=total)
+    if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
+        found = 0 if got is None else len(got[0])
+        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
+    idx, img = got
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
+        idx = idx[:, ::-1].copy()
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    # Every lattice position near the lattice gets a "cellness": light centre against the dark
+    # lines at its corners (paper ~ +1, table or a hand ~ 0). The board is the radius-n hexagon
+    # of positions with the most cellness, which also counts cells whose blob was torn by a piece.
+    qs, rs = idx[:, 0], idx[:, 1]
+    gq, gr = np.meshgrid(np.arange(qs.min() - n - 1, qs.max() + n + 2), np.arange(rs.min() - n - 1, rs.max() + n + 2),
+                         indexing="ij")
+    pos = np.stack([gq.ravel(), gr.ravel()], 1).astype(float)
+    centres = _apply_h(h, HEX_LATTICE.plane(pos))
+    ring = np.array([(math.cos(math.radians(30 + 60 * i)), math.sin(math.radians(30 + 60 * i))) for i in range(6)])
+    ring *= 1 / SQRT3  # cell corners in lattice units (centre spacing 1)
+    corner_px = _apply_h(h, (HEX_LATTICE.plane(pos)[:, None, :] + ring[None] * 0.92).reshape(-1, 2))
+    blur = cv2.GaussianBlur(gray, (0, 0), 1.5).astype(np.float32)
+    gh, gw = gray.shape
+
+    def sample(p: np.ndarray) -> np.ndarray:
+        xy = np.round(p).astype(int)
+        ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
+        out = np.full(len(p), np.nan, np.float32)
+        out[ok] = blur[xy[ok, 1], xy[ok, 0]]
+        return out
+
+    corner_vals = sample(corner_px).reshape(-1, 6)
+    seen = ~np.isnan(corner_vals)
+    # Positions whose corners are all off the picture get NaN and count as no evidence.
+    corner_mean = np.where(seen.any(1), np.nansum(corner_vals, 1) / np.maximum(seen.sum(1), 1), np.nan)
+    contrast = sample(centres) - corner_mean
+    matched_set = {tuple(k) for k in idx}
+    is_matched = np.array([tuple(k) in matched_set for k in pos.astype(int)])
+    scale_c = float(np.nanmedian(contrast[is_matched])) if is_matched.any() else 1.0
+    # A piece over a cell darkens its centre: that is no evidence against a cell, so no negatives.
+    cellness = np.nan_to_num(np.clip(contrast / max(scale_c, 1e-3), 0, 1), nan=0.0)
+    cellness[is_matched] = 1.0
+    mid = idx.mean(0)
+    best = None
+    for cq in range(qs.min() - n, qs.max() + n + 1):
+        for cr in range(rs.min() - n, rs.max() + n + 1):
+            dq, dr = pos[:, 0] - cq, pos[:, 1] - cr
+            within = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
+            # Ties (a whole edge row hidden) go to the board centred on what was seen.
+            off = np.array([cq, cr]) - mid
+            score = (round(float(cellness[within].sum()), 1), -float(off @ off))
+            if best is None or score > best[0]:
+                best = (score, cq, cr)
+    _, cq, cr = best
+    dq, dr = qs - cq, rs - cr
+    inside = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
+    k = int(inside.sum())
+    if k < 4:
+        raise BoardNotFound("no-board", f"only {k} hex cells on the board")
+    board_idx = (idx - [cq, cr])[inside].astype(float)
+    src = np.array([_hex_centre(q, r, spec.hex_mm) for q, r in board_idx])
+    hf, mask = cv2.findHomography(src, img[inside] / scale, cv2.RANSAC, 2.0 / scale)
+    if hf is None:
+        raise BoardNotFound("no-board", "the hex lattice could not be fitted")
+    inl = mask.ravel().astype(bool)
+    hexagon = np.array([(spec.hex_mm * 0.93 * math.cos(math.radians(30 + 60 * i)),
+                         spec.hex_mm * 0.93 * math.sin(math.radians(30 + 60 * i))) for i in range(6)])
+    cue_img = img[inside][inl] / scale
+    src = src[inl]
+    hf, _ = cv2.findHomography(src, cue_img, 0)
+    # A blob's centroid is not the image of the cell's centre under perspective (the near half
+    # looks bigger): predict that offset from the fitted view and take it out, then refit.
+    for _ in range(2):
+        bias = np.array([_polygon_centroid(_apply_h(hf, hexagon + c)) for c in src]) - _apply_h(hf, src)
+        hf, _ = cv2.findHomography(src, cue_img - bias, 0)
+    outline = _apply_h(hf, spec.outline()) * scale
+    if _outside(outline, gray.shape, config.frame_margin_px):
+        if inl.sum() < total / 2:
+            # Few cells, extrapolated past the picture: more likely not a hex board at all.
+            raise BoardNotFound("no-board", f"only {int(inl.sum())} of {total} hex cells seen, and a board "
+                                            "fitted to them would run past the picture's edge")
+        raise BoardNotFound("cut-by-frame", "the hex board runs past the edge of the picture")
+    cands = [hf @ _hex_rotation(k6) for k6 in range(6)]
+    return _Found(min(1.0, inl.sum() / total), "lattice", int(inl.sum()), cands)
+
+
+def _polygon_centroid(poly: np.ndarray) -> np.ndarray:
+    x, y = poly[:, 0], poly[:, 1]
+    xn, yn = np.roll(x, -1), np.roll(y, -1)
+    cross = x * yn - xn * y
+    area = cross.sum() / 2
+    return np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6 * area)
+
+
+def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> list[np.ndarray]:
+    """Per coaster position, the mask of pixels of that coaster's colour."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hue, sat, val = cv2.split(hsv)
+    lit = (sat >= config.coaster_min_saturation) & (val >= config.coaster_min_value)
+    masks = []
+    for colour in spec.coaster_colours:
+        dh = np.abs(hue.astype(np.int16) - COASTER_HUES[colour])
+        dh = np.minimum(dh, 180 - dh)
+        candidates = lit & (dh <= config.coaster_hue_tolerance)
+        # Printed coasters are the most saturated thing of their hue: split the saturation of
+        # that hue's pixels in two (Otsu) so that skin, wood or a pale print under bright light
+        # is judged against the coaster actually in view.
+        if candidates.sum() > 50:
+            otsu, _ = cv2.threshold(sat[candidates].reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+            spread = float(np.percentile(sat[candidates], 95) - np.percentile(sat[candidates], 5))
+            if spread > config.coaster_saturation_split:
+                candidates &= sat >= otsu
+        mask = candidates.astype(np.uint8) * 255
+        masks.append(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)))
+    return masks
+
+
+def _coaster_quads(masks: list[np.ndarray], config: LocateConfig) -> dict[int, np.ndarray]:
+    """Image corners of each coaster found, keyed by its position index (0-3)."""
+    min_area = config.coaster_min_area_fraction * masks[0].size
+    quads = {}
+    for pos, mask in enumerate(masks):
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if n < 2:
+            continue
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        if areas.max() < min_area:
+            continue
+        # An arm across a coaster splits it in two; pieces of its colour elsewhere are small.
+        parts = [1 + k for k in np.nonzero(areas >= 0.2 * areas.max())[0]]
+        contour = np.vstack([max(cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                                  cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea).reshape(-1, 2)
+                             for k in parts]).astype(np.float64)
+        quad = _quad_from_contour(contour)
+        if quad is not None:
+            quads[pos] = quad
+    return quads
+
+
+def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
+    hull = cv2.convexHull(contour.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    peri = cv2.arcLength(hull.astype(np.float32), True)
+    poly = cv2.approxPolyDP(hull.astype(np.float32), 0.012 * peri, True).reshape(-1, 2).astype(np.float64)
+    # A hand or piece over a corner cuts it off: the hull then has a short extra side. Keep the
+    # four longest sides (after joining nearly collinear ones) and intersect them.
+    sides = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    merged: list[list[np.ndarray]] = []
+    for a, b in sides:
+        if merged:
+            pa, pb = merged[-1]
+            d1, d2 = pb - pa, b - a
+            cos = float(d1 @ d2) / (np.hypot(*d1) * np.hypot(*d2) + 1e-9)
+            if cos > math.cos(math.radians(12)):
+                merged[-1] = [pa, b]
+                continue
+        merged.append([a, b])
+    if len(merged) > 1:
+        pa, pb = merged[0]
+        qa, qb = merged[-1]
+        d1, d2 = pb - pa, qb - qa
+        if float(d1 @ d2) / (np.hypot(*d1) * np.hypot(*d2) + 1e-9) > math.cos(math.radians(12)):
+            merged[0] = [qa, pb]
+            merged.pop()
+    if len(merged) < 4:
+        return None
+    lengths = [float(np.hypot(*(b - a))) for a, b in merged]
+    keep = sorted(np.argsort(lengths)[-4:])
+    approx = []
+    for k in range(4):
+        (a1, b1), (a2, b2) = merged[keep[k - 1]], merged[keep[k]]
+        m = np.array([b1 - a1, -(b2 - a2)]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, a2 - a1)
+        approx.append(a1 + t[0] * (b1 - a1))
+    approx = np.array(approx)
+    # Fit each side to the contour points near it: robust to bites out of the edge and to bumps.
+    lines = []
+    for i in range(4):
+        p, q = approx[i], approx[(i + 1) % 4]
+        d = q - p
+        length = float(np.hypot(*d))
+        nrm = np.array([-d[1], d[0]]) / length
+        t = (contour - p) @ d / (length * length)
+        dist = np.abs((contour - p) @ nrm)
+        near = contour[(t > 0.12) & (t < 0.88) & (dist < max(2.0, 0.03 * length))]
+        if len(near) < 8:
+            lines.append((p, d / length))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
+    corners = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, p2 - p1)
+        corners.append(p1 + t[0] * d1)
+    return np.array(corners)
+
+
+def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    if image.ndim != 3:
+        raise BoardNotFound("wrong-board-kind", "the coasters are found by colour; the frame has none")
+    masks = _coaster_masks(image, spec, config)
+    quads = _coaster_quads(masks, config)
+    if len(quads) < 2:
+        raise BoardNotFound("no-board", f"found {len(quads)} of the four coasters "
+                                        f"({', '.join(spec.coaster_colours)}); need at least two")
+    centre = np.mean([q.mean(0) for q in quads.values()], axis=0)
+    pairs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for pos, quad in quads.items():
+        # Order the image corners clockwise on screen (= counter-clockwise on the board seen from above),
+        # starting at the corner nearest the board's centre: the coasters' inner corner.
+        area = 0.5 * np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
+        if area > 0:
+            quad = quad[::-1]
+        start = int(np.argmin(((quad - centre) ** 2).sum(1)))
+        quad = np.roll(quad, -start, axis=0)
+        # The inner corner of position p on the board, then counter-clockwise.
+        inner = {0: 2, 1: 3, 2: 1, 3: 0}[pos]
+        order = [(inner + k) % 4 for k in range(4)]
+        pairs[pos] = (_coaster_corners(spec, pos)[order], quad)
+    src_all = np.vstack([pairs[p][0] for p in sorted(pairs)])
+    dst_all = np.vstack([pairs[p][1] for p in sorted(pairs)])
+    cell_img = math.sqrt(abs(cv2.contourArea(dst_all[:4].astype(np.float32)))) / 3
+    h, mask = cv2.findHomography(src_all, dst_all, cv2.RANSAC, max(1.0, 0.12 * cell_img))
+    if h is not None and mask.sum() >= 4:
+        inl = mask.ravel().astype(bool)
+        h, _ = cv2.findHomography(src_all[inl], dst_all[inl], 0)
+    # Other hypotheses: each set of two or more whole coasters. The colours judge; the corner
+    # consensus is kept unless another set fits the colours clearly better (e.g. a hand has
+    # bent two coasters' outlines the same way).
+    hyps = [] if h is None else [h]
+    found = sorted(pairs)
+    for k in range(len(found) - 1, 1, -1):
+        for subset in itertools.combinations(found, k):
+            hs, _ = cv2.findHomography(np.vstack([pairs[p][0] for p in subset]),
+                                       np.vstack([pairs[p][1] for p in subset]), 0)
+            if hs is not None:
+                hyps.append(hs)
+    if not hyps:
+        raise BoardNotFound("no-board", "the coasters do not form one board")
+    scores = [_colour_agreement(hh, masks, spec) for hh in hyps]
+    best = int(np.argmax(scores))
+    if h is not None and scores[best] < scores[0] + config.coaster_switch_margin:
+        best = 0
+    h, agreement = hyps[best], scores[best]
+    if agreement < config.coaster_min_agreement:
+        raise BoardNotFound("no-board", f"the coloured regions do not form a Martian Coasters board "
+                                        f"(colour agreement {agreement:.2f})")
+    supported = 4 * len(quads)
+    outline = _apply_h(h, spec.outline())
+    if _outside(outline, image.shape, config.frame_margin_px):
+        raise BoardNotFound("cut-by-frame", "the coasters run past the edge of the picture")
+    hf = _scale_h(h, 1.0 / scale)
+    return _Found(min(1.0, agreement), "coasters", supported, [hf])
+
+
+def _coaster_corners(spec: BoardSpec, pos: int) -> np.ndarray:
+    side = spec.coaster_side_mm
+    return np.array([(0, 0), (side, 0), (side, side), (0, side)], float) + spec.coaster_origin(pos)
+
+
+def _colour_agreement(h: np.ndarray, masks: list[np.ndarray], spec: BoardSpec) -> float:
+    """Share of sample points inside each predicted coaster that have its colour, less the share
+    just outside it that do (a misplaced board covers the colours with its wrong parts)."""
+    side = spec.coaster_side_mm
+    t = (np.arange(8) + 0.5) / 8
+    inside = np.stack(np.meshgrid(t, t), -1).reshape(-1, 2) * side * 0.9 + side * 0.05
+    ring_t = np.linspace(0, 1, 12, endpoint=False)
+    out_d = 0.12 * side
+    ring = np.vstack([np.stack([ring_t * side, np.full(12, -out_d)], 1), np.stack([ring_t * side, np.full(12, side + out_d)], 1),
+                      np.stack([np.full(12, -out_d), ring_t * side], 1), np.stack([np.full(12, side + out_d), ring_t * side], 1)])
+    gh, gw = masks[0].shape
+    score = 0.0
+    for pos, mask in enumerate(masks):
+        origin = np.array(spec.coaster_origin(pos))
+
+        def frac(pts: np.ndarray) -> float:
+            xy = np.round(_apply_h(h, pts + origin)).astype(int)
+            ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
+            if not ok.any():
+                return 0.0
+            return float((mask[xy[ok, 1], xy[ok, 0]] > 0).sum()) / len(pts)
+
+        score += frac(inside) - frac(ring)
+    return score / len(masks)
+
+
+def _locate_table(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(config.aruco_dictionary), params)
+    corners, ids, _ = detector.detectMarkers(image)
+    if ids is None or 0 not in ids.ravel():
+        seen = [] if ids is None else sorted(int(i) for i in ids.ravel())
+        raise BoardNotFound("no-markers", f"marker 0 of the table sheet is not in view (markers seen: {seen}); "
+                                          "lay it flat on the table, fully visible")
+    k = list(ids.ravel()).index(0)
+    quad = corners[k].reshape(4, 2).astype(np.float64)
+    # ArUco corners run clockwise on screen from the marker's top-left; on the table plane
+    # (y away from the viewer) that is (-m, +m), (+m, +m), (+m, -m), (-m, -m).
+    m = spec.marker_mm / 2
+    src = np.array([(-m, m), (m, m), (m, -m), (-m, -m)], float)
+    h, _ = cv2.findHomography(src, quad, 0)
+    hf = _scale_h(h, 1.0 / scale)
+    return _Found(1.0, "marker", 4, [hf])
+
+
+# ---------------------------------------------------------------------------------------------
+# The localiser
+
+
+def _hint_point(hint: str, size: tuple[int, int]) -> np.ndarray:
+    w, h = size
+    return np.array({"bottom-left": (0, h), "bottom-right": (w, h), "top-right": (w, 0), "top-left": (0, 0)}[hint], float)
+
+
+class Locator:
+    """Finds one board kind in frames; holds the intrinsics and the set-up orientation.
+
+    Args:
+        spec: the board to look for.
+        intrinsics: camera intrinsics; frames are undistorted first when given.
+        config: thresholds.
+    """
+
+    def __init__(self, spec: BoardSpec, intrinsics: CameraIntrinsics | None = None,
+                 config: LocateConfig = LocateConfig()):
+        self.spec = spec
+        self.config = config
+        self.intrinsics = intrinsics
+        self._undistort = Undistorter(intrinsics) if intrinsics is not None else None
+
+    def prepare(self, frame: np.ndarray) -> np.ndarray:
+        """The frame as localisation sees it (undistorted when intrinsics exist)."""
+        return self._undistort(frame) if self._undistort is not None else frame
+
+    def locate(self, frame: np.ndarray, previous: BoardLocation | None = None, prepared: bool = False,
+               a1_near: tuple[float, float] | None = None) -> BoardLocation:
+        """Locates the board in one frame.
+
+        Args:
+            frame: a BGR (or gray) camera frame.
+            previous: the last known location: its a1 corner is kept (the orientation chosen at
+                set-up); without it the set-up hint `spec.a1_hint` chooses.
+            prepared: the frame is already undistorted.
+            a1_near: at set-up, an image point at or near a1's outer corner (e.g. where the user
+                clicked); overrides `previous` and the hint.
+
+        Raises:
+            BoardNotFound: with the reason.
+        """
+        start = time.perf_counter()
+        image = frame if prepared else self.prepare(frame)
+        cfg = self.config
+        full_gray = _gray(image)
+        # A bare table may be plain; only the marker needs contrast, and its detector says so.
+        _check_exposure(full_gray, cfg if self.spec.kind != "table" else replace(cfg, min_contrast=0.0))
+        hh, ww = full_gray.shape
+        scale = min(1.0, cfg.work_width / ww)
+        small = cv2.resize(image, (round(ww * scale), round(hh * scale)), interpolation=cv2.INTER_AREA) \
+            if scale < 1 else image
+        gray = _gray(small)
+        kind = self.spec.kind
+        if kind == "chess":
+            found = _locate_chess(gray, full_gray, scale, self.spec, cfg)
+        elif kind == "hex":
+            # Hex boards are drawn with thin lines: search them at a finer scale.
+            hex_scale = min(1.0, cfg.hex_work_width / ww)
+            hex_gray = cv2.resize(full_gray, (round(ww * hex_scale), round(hh * hex_scale)),
+                                  interpolation=cv2.INTER_AREA) if hex_scale < 1 else full_gray
+            found = _locate_hex(hex_gray, hex_scale, self.spec, cfg)
+        elif kind == "coasters":
+            found = _locate_coasters(small, scale, self.spec, cfg)
+        else:
+            found = _locate_table(image, 1.0, self.spec, cfg)
+        h = self._choose_orientation(found.candidates, (ww, hh), previous, a1_near)
+        pose = self._pose(h, (ww, hh)) if self.intrinsics is not None else None
+        return BoardLocation(self.spec, _rows(h / h[2, 2]), (ww, hh), float(found.confidence), found.method,
+                             self._undistort is not None, pose, found.cues, 1000 * (time.perf_counter() - start))
+
+    def _choose_orientation(self, candidates: list[np.ndarray], size: tuple[int, int],
+                            previous: BoardLocation | None, a1_near: tuple[float, float] | None) -> np.ndarray:
+        a1 = self.spec.playing_corners[:1]
+        if a1_near is not None:
+            target = np.asarray(a1_near, float)
+        elif previous is not None:
+            target = previous.board_to_image(a1)[0]
+        else:
+            target = _hint_point(self.spec.a1_hint, size)
+        return min(candidates, key=lambda h: float(((_apply_h(h, a1)[0] - target) ** 2).sum()))
+
+    def _pose(self, h: np.ndarray, size: tuple[int, int]):
+        cam = self._undistort.camera_for(size)
+        board = self.spec.outline()
+        pts = np.vstack([board, board.mean(0, keepdims=True)])
+        img = _apply_h(h, pts)
+        obj = np.hstack([pts, np.zeros((len(pts), 1))]).astype(np.float64)
+        # The frame was undistorted with the same K, so no distortion remains.
+        ok, rvec, tvec = cv2.solvePnP(obj, img, cam.K, None, flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            return None
+        return tuple(float(v) for v in rvec.ravel()), tuple(float(v) for v in tvec.ravel())
+
+
+# ---------------------------------------------------------------------------------------------
+# Lock and check
+
+
+@dataclass(frozen=True)
+class LockStatus:
+    """The outcome of checking one frame against the locked board.
+
+    Attributes:
+        state: 'found' (localised afresh), 'locked' (unchanged), 'unsure' (could not confirm,
+            e.g. a hand over the board; the lock is kept), 'moved' (re-localised after a move),
+            'lost' (moved and not found again).
+        location: the board location in force after this frame (None only when never found).
+        shift_px: the image shift measured against the locked view.
+        error: why the board was not found, when it was not.
+    """
+
+    state: str
+    location: BoardLocation | None
+    shift_px: float = 0.0
+    response: float = 0.0
+    elapsed_ms: float = 0.0
+    error: BoardNotFound | None = None
+
+
+class BoardLock:
+    """Localises once, then checks each frame cheaply against a small reference view.
+
+    A fixed camera is the common case, so after the board is found every later frame is only
+    compared (phase correlation at quarter resolution over the board's area); the board is
+    localised again when that shows a shift, or when several frames in a row cannot confirm it.
+    """
+
+    def __init__(self, locator: Locator):
+        self.locator = locator
+        self.location: BoardLocation | None = None
+        self._ref: np.ndarray | None = None
+        self._roi: tuple[int, int, int, int] = (0, 0, 0, 0)
+        self._window: np.ndarray | None = None
+        self._unsure = 0
+
+    def _small(self, frame: np.ndarray) -> np.ndarray:
+        s = self.locator.config.lock_scale
+        g = _gray(frame)
+        x0, y0, x1, y1 = self._roi
+        return cv2.resize(g[y0:y1, x0:x1], None, fx=s, fy=s, interpolation=cv2.INTER_AREA).astype(np.float32)
+
+    def _set_reference(self, frame: np.ndarray, location: BoardLocation) -> None:
+        h, w = frame.shape[:2]
+        c = location.board_to_image(location.spec.outline())
+        pad = 0.05 * max(np.ptp(c[:, 0]), np.ptp(c[:, 1]))
+        x0, y0 = max(0, int(c[:, 0].min() - pad)), max(0, int(c[:, 1].min() - pad))
+        x1, y1 = min(w, int(c[:, 0].max() + pad)), min(h, int(c[:, 1].max() + pad))
+        self._roi = (x0, y0, x1, y1)
+        self._ref = self._small(frame)
+        self._window = cv2.createHanningWindow(self._ref.shape[::-1], cv2.CV_32F)
+        self.location = location
+        self._unsure = 0
+
+    def check(self, frame: np.ndarray) -> tuple[float, float]:
+        """(shift in full-resolution pixels, correlation response) of `frame` against the locked view."""
+        cur = self._small(frame)
+        (dx, dy), response = cv2.phaseCorrelate(self._ref, cur, self._window)
+        return math.hypot(dx, dy) / self.locator.config.lock_scale, float(response)
+
+    def update(self, frame: np.ndarray, a1_near: tuple[float, float] | None = None) -> LockStatus:
+        """Checks one (raw) frame and re-localises when needed.
+
+        Args:
+            frame: the camera frame.
+            a1_near: at set-up (nothing locked yet), an image point near a1's corner.
+        """
+        start = time.perf_counter()
+        cfg = self.locator.config
+        image = self.locator.prepare(frame)
+        if self.location is None:
+            return self._relocate(image, "found", start, 0.0, 0.0, a1_near)
+        shift, response = self.check(image)
+        limit = cfg.lock_max_shift_cells * _cell_px(_board_units(self.location))
+        if response >= cfg.lock_min_response and shift <= limit:
+            self._unsure = 0
+            return LockStatus("locked", self.location, shift, response, 1000 * (time.perf_counter() - start))
+        if response >= cfg.lock_min_response:
+            return self._relocate(image, "moved", start, shift, response)
+        self._unsure += 1
+        if self._unsure >= cfg.lock_unsure_frames:
+            return self._relocate(image, "moved", start, shift, response)
+        return LockStatus("unsure", self.location, shift, response, 1000 * (time.perf_counter() - start))
+
+    def _relocate(self, image: np.ndarray, state: str, start: float, shift: float, response: float,
+                  a1_near: tuple[float, float] | None = None) -> LockStatus:
+        try:
+            loc = self.locator.locate(image, previous=self.location, prepared=True, a1_near=a1_near)
+        except BoardNotFound as exc:
+            if self.location is None:
+                return LockStatus("lost", None, shift, response, 1000 * (time.perf_counter() - start), exc)
+            self._unsure = 0
+            return LockStatus("lost", self.location, shift, response, 1000 * (time.perf_counter() - start), exc)
+        self._set_reference(image, loc)
+        return LockStatus(state, loc, shift, response, 1000 * (time.perf_counter() - start))
+
+
+def _board_units(location: BoardLocation) -> np.ndarray:
+    """The location's homography in cell units (so `_cell_px` measures one cell)."""
+    spec = location.spec
+    unit = spec.hex_mm * SQRT3 if spec.kind == "hex" else (spec.marker_mm if spec.kind == "table" else spec.cell_mm)
+    h = location.H @ np.diag([unit, unit, 1.0])
+    if spec.kind == "hex":
+        h = h @ np.array([[1, 0, -3], [0, 1, -3], [0, 0, 1]], float)  # _cell_px samples near (3, 3)
+    return h
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing (kept apart from computing)
+
+
+def annotate(frame: np.ndarray, location: BoardLocation) -> np.ndarray:
+    """A copy of the frame with the cells outlined, cell names written and a1's corner marked."""
+    out = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    for cell in location.cells():
+        poly = np.round(np.array(cell.polygon)).astype(np.int32)
+        cv2.polylines(out, [poly], True, (0, 255, 0), 1, cv2.LINE_AA)
+        cx, cy = cell.centre
+        cv2.putText(out, cell.name, (int(cx) - 8, int(cy) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (0, 255, 255), 1,
+                    cv2.LINE_AA)
+    corners = np.round(location.corners).astype(np.int32)
+    cv2.polylines(out, [corners], True, (255, 0, 255), 2, cv2.LINE_AA)
+    cv2.circle(out, tuple(int(v) for v in corners[0]), 8, (0, 0, 255), 2, cv2.LINE_AA)
+    cv2.putText(out, f"{location.spec.kind} conf {location.confidence:.2f}", (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                (0, 0, 255), 2, cv2.LINE_AA)
+    return out
+
+
+def locate(frame: np.ndarray, spec: BoardSpec, intrinsics: CameraIntrinsics | None = None,
+           config: LocateConfig = LocateConfig()) -> BoardLocation:
+    """One-shot localisation (see `Locator.locate`)."""
+    return Locator(spec, intrinsics, config).locate(frame)
+
+
+__all__ = ["BOARD_KINDS", "BoardLocation", "BoardLock", "BoardNotFound", "BoardSpec", "CellGeometry", "LocateConfig",
+           "LockStatus", "Locator", "add_vision_commands", "annotate", "locate"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line: `companion calibrate camera ...` and `companion locate IMAGE --board ...`
+
+
+def add_vision_commands(sub) -> None:
+    """Adds the `calibrate` and `locate` sub-commands to the `companion` argument parser."""
+    from pathlib import Path
+
+    p = sub.add_parser("calibrate", help="camera calibration from photos of a printed checkerboard")
+    csub = p.add_subparsers(dest="what", required=True)
+    c = csub.add_parser("camera", help="intrinsics from checkerboard photos (calibration/README.md)")
+    c.add_argument("images", nargs="+", type=Path, help="photos of the printed target, one camera, one resolution")
+    c.add_argument("--pattern", default="9x6", help="inner corners COLSxROWS (default 9x6)")
+    c.add_argument("--square-mm", type=float, default=25.0, help="side of one printed square in mm (default 25)")
+    c.add_argument("-o", "--output", type=Path, default=Path("calibration/camera.json"),
+                   help="calibration file to write (default calibration/camera.json)")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.set_defaults(func=_cmd_calibrate_camera)
+
+    p = sub.add_parser("locate", help="find the board in a photo and print where every cell is")
+    p.add_argument("image", type=Path)
+    p.add_argument("--board", required=True, choices=BOARD_KINDS)
+    p.add_argument("--area", default="8x8", help="chess playing area FILESxRANKS: 8x8, 6x6, 8x4 (default 8x8)")
+    p.add_argument("--hex-radius", type=int, default=3, help="rings round the centre cell of a hex board")
+    p.add_argument("--hex-mm", type=float, default=20.0, help="hex cell size, centre to corner, mm")
+    p.add_argument("--cell-mm", type=float, default=None, help="square cell side in mm")
+    p.add_argument("--marker-mm", type=float, default=50.0, help="side of the table marker in mm")
+    p.add_argument("--a1", default="bottom-left", choices=IMAGE_CORNERS, help="image corner nearest a1 at set-up")
+    p.add_argument("--intrinsics", type=Path, default=None, help="calibration file; the photo is undistorted first")
+    p.add_argument("--annotate", type=Path, default=None, help="write the photo with the cells drawn on it")
+    p.add_argument("--json", action="store_true", help="print the location as JSON")
+    p.set_defaults(func=_cmd_locate)
+
+
+def _cmd_calibrate_camera(args) -> int:
+    import json
+    import sys
+
+    from companion.vision.calibrate import CalibrationError, calibrate_camera, parse_pattern, read_images, save_intrinsics
+    try:
+        report = calibrate_camera(read_images(args.images), parse_pattern(args.pattern), args.square_mm)
+    except CalibrationError as exc:
+        print(f"companion calibrate camera: {exc}", file=sys.stderr)
+        return 2
+    save_intrinsics(report.intrinsics, args.output)
+    intr = report.intrinsics
+    if args.json:
+        json.dump({"file": str(args.output), "used": list(report.used), "rejected": list(report.rejected),
+                   "intrinsics": intr.to_json()}, sys.stdout, indent=2)
+        print()
+    else:
+        print(f"target found in {len(report.used)} of {len(report.used) + len(report.rejected)} photos")
+        for name in report.rejected:
+            print(f"  not found: {name}")
+        print(f"reprojection error {intr.rms_px:.3f} px; fx {intr.camera_matrix[0][0]:.1f}, "
+              f"fy {intr.camera_matrix[1][1]:.1f}; written to {args.output}")
+    return 0
+
+
+def _cmd_locate(args) -> int:
+    import json
+    import sys
+
+    from companion.vision.calibrate import CalibrationError, load_intrinsics
+    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if frame is None:
+        print(f"companion locate: cannot read {args.image} as an image", file=sys.stderr)
+        return 2
+    try:
+        kw = {"cell_mm": args.cell_mm} if args.cell_mm else ({"cell_mm": 27.0} if args.board == "coasters" else {})
+        spec = BoardSpec(args.board, area=args.area, hex_radius=args.hex_radius, hex_mm=args.hex_mm,
+                         marker_mm=args.marker_mm, a1_hint=args.a1, **kw)
+        intr = load_intrinsics(args.intrinsics) if args.intrinsics else None
+    except (ValueError, CalibrationError) as exc:
+        print(f"companion locate: {exc}", file=sys.stderr)
+        return 2
+    locator = Locator(spec, intr)
+    try:
+        loc = locator.locate(frame)
+    except BoardNotFound as exc:
+        if args.json:
+            json.dump({"found": False, "reason": exc.reason, "detail": exc.detail}, sys.stdout, indent=2)
+            print()
+        else:
+            print(f"companion locate: {exc}", file=sys.stderr)
+        return 1
+    if args.annotate:
+        cv2.imwrite(str(args.annotate), annotate(locator.prepare(frame), loc))
+    if args.json:
+        json.dump({"found": True, **loc.to_json()}, sys.stdout, indent=2)
+        print()
+    else:
+        corners = ", ".join(f"({x:.1f}, {y:.1f})" for x, y in loc.corners)
+        print(f"{spec.kind} board found by {loc.method} in {loc.elapsed_ms:.0f} ms, confidence {loc.confidence:.2f}")
+        print(f"playing-area corners (a1's first): {corners}")
+        for cell in loc.cells():
+            print(f"  {cell.name:6} {cell.centre[0]:8.1f} {cell.centre[1]:8.1f}")
+        if args.annotate:
+            print(f"annotated image: {args.annotate}")
+    return 0

@@ -1,0 +1,173 @@
+"""Stable positions from a video stream: motion gating, calm frames, diffs of stable observations.
+
+A frame counts as calm when little changed over the board since the previous frame (a hand moving
+over the board, a piece being slid, the camera knocked: all are motion). Only calm frames are
+observed (the detector is not run on the others), and a position is stable once `calm_frames`
+observations in a row agree. When a stable position differs from the last stable one, the tracker
+reports a `Change` (before, after, and what appeared and vanished) for the referee to explain;
+nothing is ever reported while something moves. Vision code: no rules here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.vision.observation import Observation, SeenPiece
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Thresholds of the tracker.
+
+    Attributes:
+        calm_frames: observations in a row that must agree before a position is stable.
+        motion_threshold: mean absolute grey-level change (0-255) over the watched region
+            above which a frame is in motion.
+        motion_pixels: share of the watched region's pixels that may change by more than
+            `pixel_threshold` before a frame is in motion (catches a hand over a small part).
+        pixel_threshold: grey-level change that counts a pixel as changed.
+        work_width: frames are compared at this width.
+    """
+
+    calm_frames: int = 3
+    motion_threshold: float = 4.0
+    motion_pixels: float = 0.01
+    pixel_threshold: int = 30
+    work_width: int = 160
+
+
+def position_key(observation: Observation) -> Counter:
+    """What must agree between frames for a position to be stable: each object's identity and place.
+
+    Pixels and confidences are left out (they jitter); a stack's id is replaced by its place.
+    """
+    return Counter(item_text(p) for p in observation.pieces)
+
+
+def item_text(p: SeenPiece) -> str:
+    """One object as a short text: 'red-L N @d4', 'pawn @c3', 'blue-M U @e2#1' (level 1 of a stack)."""
+    what = p.piece_text
+    if p.is_pyramid:
+        what += f" {p.direction or '?'}" if p.pose and p.pose.value == "lying" else " U"
+    if p.value is not None:
+        what += f"={p.value}"
+    level = f"#{p.level}" if p.level else ""
+    return f"{what} @{p.where}{level}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A move seen: two stable observations and what differs between them."""
+
+    frame: int
+    before: Observation
+    after: Observation
+    appeared: tuple[str, ...]
+    vanished: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (f"frame {self.frame}: +[{', '.join(self.appeared) or '-'}] "
+                f"-[{', '.join(self.vanished) or '-'}]")
+
+
+@dataclass
+class TrackerStatus:
+    """What the tracker is doing now (for the page): 'motion', 'settling', 'stable' or 'waiting'."""
+
+    state: str = "waiting"
+    motion: float = 0.0
+    calm: int = 0
+    frame: int = -1
+
+
+@dataclass
+class Tracker:
+    """Feed it frames; it returns a `Change` when a new stable position differs from the last one.
+
+    `region` (optional): a polygon of image pixels (the board and the seat zones around it) where
+    motion matters; motion elsewhere (a player leaning back) is ignored.
+    """
+
+    config: TrackerConfig = field(default_factory=TrackerConfig)
+    region: np.ndarray | None = None
+    stable: Observation | None = None
+    status: TrackerStatus = field(default_factory=TrackerStatus)
+    _previous: np.ndarray | None = None
+    _mask: np.ndarray | None = None
+    _candidates: list[Observation] = field(default_factory=list)
+
+    def motion(self, frame: np.ndarray) -> float:
+        """How much the watched region changed since the previous frame (0 for the first frame)."""
+        small = self._small(frame)
+        previous, self._previous = self._previous, small
+        if previous is None or previous.shape != small.shape:
+            return 0.0
+        diff = cv2.absdiff(small, previous)
+        if self._mask is not None:
+            values = diff[self._mask]
+        else:
+            values = diff.ravel()
+        if values.size == 0:
+            return 0.0
+        mean = float(values.mean())
+        changed = float((values > self.config.pixel_threshold).mean())
+        # One number for the page: in units of the mean threshold, whichever test is nearer to firing.
+        return max(mean / self.config.motion_threshold, changed / self.config.motion_pixels)
+
+    def _small(self, frame: np.ndarray) -> np.ndarray:
+        h, w = frame.shape[:2]
+        scale = self.config.work_width / w
+        size = (self.config.work_width, max(1, round(h * scale)))
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        small = cv2.GaussianBlur(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), (3, 3), 0)
+        if self.region is not None and (self._mask is None or self._mask.shape != small.shape):
+            mask = np.zeros(small.shape, np.uint8)
+            cv2.fillPoly(mask, [np.round(np.asarray(self.region, float) * scale).astype(np.int32)], 1)
+            self._mask = mask.astype(bool)
+        return small
+
+    def update(self, frame: np.ndarray, observe: Callable[[], Observation]) -> Change | None:
+        """Takes the next frame; `observe` is called (to run the detector and mapper) only on calm frames.
+
+        Returns:
+            A Change when this frame completes a stable position that differs from the last one.
+        """
+        st = self.status
+        st.frame += 1
+        st.motion = self.motion(frame)
+        if st.motion > 1.0:
+            st.state, st.calm = "motion", 0
+            self._candidates.clear()
+            return None
+        observation = observe()
+        if self._candidates and position_key(self._candidates[-1]) != position_key(observation):
+            self._candidates.clear()
+        self._candidates.append(observation)
+        st.calm = len(self._candidates)
+        if st.calm < self.config.calm_frames:
+            st.state = "settling"
+            return None
+        st.state = "stable"
+        if self.stable is not None and position_key(self.stable) == position_key(observation):
+            return None
+        before, self.stable = self.stable, observation
+        if before is None:
+            return None  # the first stable position is the start, not a move
+        return diff(before, observation, st.frame)
+
+    def reset(self, stable: Observation | None = None) -> None:
+        """Forgets the history (after a correction on the page), optionally with a new stable position."""
+        self.stable = stable
+        self._candidates.clear()
+        self._previous = None
+
+
+def diff(before: Observation, after: Observation, frame: int = -1) -> Change:
+    """What appeared and what vanished between two observations, as item texts."""
+    a, b = position_key(before), position_key(after)
+    return Change(frame, before, after, tuple(sorted((b - a).elements())), tuple(sorted((a - b).elements())))

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Detector latency on this machine: median ms per frame, PyTorch weights vs the exported copy.
+
+    python scripts/bench_detector.py [--model models/pieces.pt] [--exported models/pieces_openvino_model]
+                                     [--images datasets/pieces-v1/images/test] [--frames 60] [--json OUT]
+
+Frames are the given images (640x480 renders) or, if none are given, renders made on the spot.
+Times cover our whole Detector.detect() call (pre-processing, inference, NMS, conversion to
+Detection values), after a warm-up, with 2 threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import cv2
+
+from companion.vision.detect import Detector, DetectorConfig
+
+
+def frames_from(folder: Path | None, count: int) -> list:
+    if folder is not None:
+        paths = sorted(folder.glob("*.jpg"))[:count]
+        return [cv2.imread(str(p)) for p in paths]
+    from companion.synth.dataset import render_item
+    from companion.synth.render import Renderer
+    import numpy as np
+
+    renderer = Renderer()
+    out = []
+    for seed in range(count):
+        jpeg, _ = render_item(renderer, "icebomb-arena", seed, 640, 480)
+        out.append(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
+    return out
+
+
+def time_detector(weights: Path, frames: list, imgsz: int) -> dict:
+    detector = Detector(DetectorConfig(weights=weights, imgsz=imgsz))
+    for frame in frames[:5]:
+        detector.detect(frame)
+    times = []
+    for frame in frames:
+        start = time.perf_counter()
+        detector.detect(frame)
+        times.append((time.perf_counter() - start) * 1000)
+    return {"weights": str(weights), "imgsz": imgsz, "frames": len(frames),
+            "median_ms": round(statistics.median(times), 2), "p90_ms": round(sorted(times)[int(len(times) * 0.9)], 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=Path("models/pieces.pt"))
+    parser.add_argument("--exported", type=Path, default=Path("models/pieces_openvino_model"))
+    parser.add_argument("--images", type=Path)
+    parser.add_argument("--frames", type=int, default=60)
+    parser.add_argument("--imgsz", type=int, default=480)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    frames = frames_from(args.images, args.frames)
+    results = [time_detector(w, frames, args.imgsz) for w in (args.model, args.exported) if w.exists()]
+    for r in results:
+        print(f"{r['weights']:40} imgsz {r['imgsz']}: median {r['median_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms "
+              f"over {r['frames']} frames")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""Board localisation on the scene generator's renders (companion.synth), against their sidecars.
+
+    python scripts/bench_locate_synth.py [--frames 50] [--games icebomb-arena,zamboni-wars,ice-arena,space-arena]
+
+Each render comes with the exact board-plane-to-image homography in its JSON sidecar. For each
+frame this reports whether the board was found with every cell assigned correctly, and the mean
+corner error of the playing area as a fraction of its side. The renders are 1280x720; the a1
+corner is given to the localiser as a person would point at it at set-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.vision.locate import BoardNotFound, BoardSpec, Locator  # noqa: E402
+
+
+def spec_for(truth: dict) -> BoardSpec:
+    board = truth["board"]
+    if board["kind"] == "hex":
+        return BoardSpec("hex", hex_radius=board["radius"], hex_mm=board["hex_mm"])
+    area = board["area"]
+    if board["kind"] == "coasters":
+        colours = tuple(truth["state"].get("coaster_colours", ("red", "yellow", "green", "blue")))
+        return BoardSpec("coasters", cell_mm=board["cell_mm"], coaster_gap_mm=0.0, coaster_colours=colours)
+    return BoardSpec("chess", cell_mm=board["cell_mm"], area=f"{area['files']}x{area['ranks']}",
+                     area_origin=(area["first_file"], area["first_rank"]))
+
+
+def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.column_stack([pts, np.ones(len(pts))]) @ h.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def check(loc, spec: BoardSpec, h_true: np.ndarray) -> tuple[float, bool]:
+    true_c = _apply(h_true, spec.playing_corners)
+    side = np.mean([np.hypot(*(true_c[i] - true_c[i - 1])) for i in range(len(true_c))])
+    err = float(np.mean(np.hypot(*(loc.corners - true_c).T))) / side
+    inv = np.linalg.inv(h_true)
+    ok = all(cv2.pointPolygonTest(poly.astype(np.float32), tuple(float(v) for v in _apply(inv, np.array([c.centre]))[0]),
+                                  False) >= 0 for c, (_, poly) in zip(loc.cells(), spec.cells()))
+    return err, ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=50)
+    parser.add_argument("--games", default="icebomb-arena,zamboni-wars,ice-arena,space-arena")
+    parser.add_argument("--first-seed", type=int, default=5000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    try:
+        from companion.synth.dataset import render_item
+        from companion.synth.render import Renderer
+        renderer = Renderer()
+    except Exception as exc:  # noqa: BLE001 - any failure to start the renderer ends the benchmark
+        print(f"bench_locate_synth: the scene renderer is not usable here: {exc}", file=sys.stderr)
+        return 2
+    results = []
+    for game in args.games.split(","):
+        found, errors, times, reasons = 0, [], [], {}
+        for seed in range(args.first_seed, args.first_seed + args.frames):
+            jpeg, truth = render_item(renderer, game, seed, 1280, 720)
+            if truth.get("board") is None:
+                reasons["no board in scene"] = reasons.get("no board in scene", 0) + 1
+                continue
+            frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+            spec = spec_for(truth)
+            h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+            hint = _apply(h_true, spec.playing_corners[:1])[0]
+            start = time.perf_counter()
+            try:
+                loc = Locator(spec).locate(frame, a1_near=tuple(hint))
+            except BoardNotFound as exc:
+                reasons[exc.reason] = reasons.get(exc.reason, 0) + 1
+                continue
+            finally:
+                times.append(time.perf_counter() - start)
+            err, ok = check(loc, spec, h_true)
+            if ok:
+                found += 1
+                errors.append(err)
+            else:
+                reasons["wrong-cells"] = reasons.get("wrong-cells", 0) + 1
+        results.append({"game": game, "frames": args.frames, "found_rate": found / args.frames,
+                        "mean_corner_error": float(np.mean(errors)) if errors else None,
+                        "scratch_ms_median": float(np.median(times) * 1000) if times else None, "failures": reasons})
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        print()
+    else:
+        for r in results:
+            mean = f"{100 * r['mean_corner_error']:.2f}%" if r["mean_corner_error"] is not None else "-"
+            ms = f"{r['scratch_ms_median']:.0f} ms" if r["scratch_ms_median"] is not None else "-"
+            print(f"{r['game']:14} found {100 * r['found_rate']:5.1f}%  mean corner error {mean:>7}  {ms:>7}  "
+                  f"{r['failures'] or ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

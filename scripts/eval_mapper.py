@@ -1,0 +1,147 @@
+"""Measures the mapper on synthetic scenes: perfect detections (plus pixel noise) in, accuracy out.
+
+For every visible labelled object the mapped cell (or seat zone), size, colour, direction (lying
+pieces) and stack level are compared with the scene's truth; for IceTowers the whole table's scores
+(`companion.scoring`) are compared with the scores of the true towers. Prints a table per game.
+
+    python scripts/eval_mapper.py --count 40 --noise 1.0            # geometry only (every object visible)
+    python scripts/eval_mapper.py --count 20 --render               # rendered visibility (slower)
+    python scripts/eval_mapper.py --dataset datasets/pieces-v1 --split test
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from companion.pieces import Colour, Pyramid, Size
+from companion.scoring import Observation as ScoredTable, parse_observation, score_observation
+from companion.vision.mapper import Mapper, config_for, location_from_truth, truth_detections, truth_objects
+from companion.vision.observation import icetowers_position
+
+SEATS = {"icebomb-arena": lambda truth: len(truth["state"].get("players", {}))}
+
+
+def _scores(table: ScoredTable) -> dict[str, int]:
+    return {c.value: v for c, v in score_observation(table).colour_scores if v}
+
+
+def true_icetowers_scores(truth: dict) -> dict[str, int]:
+    towers = [tuple(Pyramid.parse(p) for p in t["pieces"]) for t in truth["state"]["towers"]]
+    towers += [(Pyramid.parse(p),) for p in truth["state"].get("lying", [])]
+    return _scores(ScoredTable(tuple(towers)))
+
+
+def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict) -> None:
+    game = truth["game"]
+    seats = SEATS.get(game, lambda t: 0)(truth)
+    mapper = Mapper(game, config_for(game, seats))
+    observation = mapper.map(truth_detections(truth, noise, rng), location_from_truth(truth))
+    t = tally[game]
+    t["scenes"] += 1
+    for obj, seen in zip(truth_objects(truth), observation.pieces):
+        t["objects"] += 1
+        where_true = obj.get("cell") or obj.get("zone")
+        if where_true in (None, "table", "board") and game != "icebomb-arena":
+            where_true = None
+        where_ok = where_true is None or where_true == (seen.cell or seen.zone)
+        t["where"] += where_ok
+        ok = where_ok
+        t["unsure"] += bool(seen.unsure)
+        if obj["kind"] == "pyramid":
+            t["pyramids"] += 1
+            size_ok = seen.size == Size.parse(obj["size"])
+            colour_ok = seen.colour == Colour(obj["colour"])
+            t["size"] += size_ok
+            t["colour"] += colour_ok
+            ok = ok and size_ok and colour_ok
+            if obj.get("pose") == "lying" and obj.get("direction") and obj.get("nested_in") is None:
+                t["lying"] += 1
+                dir_ok = seen.direction == obj["direction"]
+                t["direction"] += dir_ok
+                ok = ok and dir_ok
+            if obj.get("level") is not None:
+                t["stacked"] += 1
+                t["level"] += seen.level == obj["level"]
+                ok = ok and seen.level == obj["level"]
+        t["all_right"] += ok
+        if not ok and len(t["examples"]) < 3:
+            t["examples"].append(f"seed {truth['seed']}: {obj.get('colour')}-{obj.get('size')} {obj['kind']} "
+                                 f"truth {where_true} L{obj.get('level')} {obj.get('direction')} -> "
+                                 f"{seen.cell or seen.zone} L{seen.level} {seen.direction} {seen.unsure}")
+    if game == "icetowers":
+        t["tables"] += 1
+        seen_scores = _scores(parse_observation(icetowers_position(observation)))
+        t["exact_score"] += seen_scores == true_icetowers_scores(truth)
+
+
+def _truths(args) -> list[dict]:
+    if args.dataset:
+        paths = sorted((Path(args.dataset) / "truth" / args.split).glob("*.json"))[: args.count]
+        return [json.loads(p.read_text()) for p in paths]
+    from companion.synth.labels import sidecar
+    from companion.synth.scenes import GAMES, sample_scene
+
+    renderer = None
+    if args.render:
+        from companion.synth.render import Renderer
+
+        renderer = Renderer()
+    games = args.games or list(GAMES)
+    out = []
+    for game in games:
+        for i in range(args.count):
+            scene = sample_scene(game, args.seed + i, args.width, args.height)
+            ids = renderer.render(scene).ids if renderer else None
+            out.append(sidecar(scene, ids))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=40, help="scenes per game (or from the dataset)")
+    parser.add_argument("--seed", type=int, default=900000, help="first scene seed (held out from training)")
+    parser.add_argument("--noise", type=float, default=1.0, help="keypoint noise, pixels (standard deviation)")
+    parser.add_argument("--games", nargs="*", help="games to evaluate (default: all)")
+    parser.add_argument("--render", action="store_true", help="render for true visibility (slower)")
+    parser.add_argument("--width", type=int, default=640)
+    parser.add_argument("--height", type=int, default=480)
+    parser.add_argument("--dataset", type=Path, help="read sidecars from a dataset instead of sampling")
+    parser.add_argument("--split", default="test")
+    parser.add_argument("--json", action="store_true", help="print the tally as JSON")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    tally: dict = defaultdict(lambda: defaultdict(int) | {"examples": []})
+    rng = np.random.default_rng(args.seed)
+    for truth in _truths(args):
+        evaluate(truth, args.noise, rng, tally)
+    if args.json:
+        json.dump(tally, sys.stdout, indent=2, default=list)
+        print()
+        return 0
+
+    def pct(a: int, b: int) -> str:
+        return f"{100 * a / b:6.2f}%" if b else "     -"
+
+    print(f"noise {args.noise} px, {time.monotonic() - started:.1f} s")
+    print(f"{'game':15} {'scenes':>6} {'objects':>7} {'cell':>7} {'size':>7} {'colour':>7} {'dir':>7} "
+          f"{'level':>7} {'all ok':>7} {'unsure':>7} {'score':>7}")
+    for game, t in tally.items():
+        print(f"{game:15} {t['scenes']:>6} {t['objects']:>7} {pct(t['where'], t['objects'])} "
+              f"{pct(t['size'], t['pyramids'])} {pct(t['colour'], t['pyramids'])} {pct(t['direction'], t['lying'])} "
+              f"{pct(t['level'], t['stacked'])} {pct(t['all_right'], t['objects'])} {pct(t['unsure'], t['objects'])} "
+              f"{pct(t['exact_score'], t['tables'])}")
+    for game, t in tally.items():
+        for example in t["examples"]:
+            print(f"  {game}: {example}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""A rendered, scripted Icebomb Arena game: hands pass over the board between moves; every move must be
+recognised as the right legal action, and nothing may fire while a hand moves."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from companion.games.icebomb_arena import ICEBOMB_ARENA
+from companion.referee import Referee, adapter_for
+from companion.vision.tracker import Tracker, TrackerConfig
+from tests.referee import scripted
+
+MOVES = [("P1 plan MN SU", "P2 plan LW SN", "P3 plan MS SE", "P4 plan ME SN"), ("P1 move MN",), ("P2 move LW",)]
+
+
+def _start():
+    return ICEBOMB_ARENA.position(4, {0: "b2", 1: "g2", 2: "g7", 3: "b7"}, edge=0, bombs=("b4",),
+                                  blocks={"e4": (2, "M")})
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    pytest.importorskip("moderngl")
+    from companion.synth.render import Renderer
+
+    try:
+        return Renderer(samples=1, shadow_size=256)
+    except Exception as exc:  # no EGL on this machine
+        pytest.skip(f"no headless GL context: {exc}")
+
+
+@pytest.fixture(scope="module")
+def video(renderer):
+    """(frames, truths, index of the frames where a hand is in view), calm frames repeated."""
+    state = _start()
+    frames, truths, hand_frames = [], [], set()
+    image, truth = scripted.render(renderer, scripted.scene_of(state))
+    for _ in range(3):
+        frames.append(image)
+        truths.append(truth)
+    cx, cy = scripted.BOARD.centre
+    for step, move in enumerate(MOVES):
+        for action in move:
+            state = state.apply(action)
+        for k, at in enumerate([(cx - 120, cy - 60), (cx + 40, cy + 30)]):
+            image, truth = scripted.render(renderer, scripted.scene_of(state, hand_at=at))
+            hand_frames.add(len(frames))
+            frames.append(image)
+            truths.append(truth)
+        image, truth = scripted.render(renderer, scripted.scene_of(state))
+        for _ in range(4):
+            frames.append(image)
+            truths.append(truth)
+    return frames, truths, hand_frames
+
+
+def test_every_move_is_recognised_and_nothing_fires_while_a_hand_moves(video):
+    frames, truths, hand_frames = video
+    tracker = Tracker(TrackerConfig(calm_frames=3))
+    referee = Referee(adapter_for("icebomb-arena", scripted.COLOURS), _start())
+    observed, verdicts, fired = [], [], []
+    for index, (frame, truth) in enumerate(zip(frames, truths)):
+        def observe(index=index, truth=truth):
+            observed.append(index)
+            return scripted.observe(truth)
+
+        change = tracker.update(frame, observe)
+        if change is not None:
+            fired.append(index)
+            verdicts.append(referee.update(change.after))
+    assert not hand_frames & set(observed), "the detector ran on a frame with a moving hand"
+    assert [v.text for v in verdicts] == ["; ".join(m) for m in MOVES]
+    assert all(v.accepted for v in verdicts)
+    assert len(fired) == len(MOVES)
+    assert referee.state.summary()["players"][1]["square"] == "d2"
+
+
+def test_the_first_observation_shows_the_start_exactly(video):
+    _, truths, _ = video
+    adapter = adapter_for("icebomb-arena", scripted.COLOURS)
+    seen, unsure = adapter.seen(scripted.observe(truths[0]))
+    assert seen == adapter.expected(_start())
+    assert not unsure
+
+
+def test_a_pawn_seen_where_no_legal_move_takes_it_is_a_verdict_not_a_state_change(video):
+    _, truths, _ = video
+    from dataclasses import replace
+
+    referee = Referee(adapter_for("icebomb-arena", scripted.COLOURS), _start())
+    for action in MOVES[0]:
+        referee.state = referee.state.apply(action)
+    start = referee.state
+    observation = scripted.observe(truths[-1])  # after P2's move: P1's move is missing from the history
+    pieces = tuple(replace(p, cell="h8") if p.kind == "pawn" and p.cell == "d2" else p for p in observation.pieces)
+    verdict = referee.update(replace(observation, pieces=pieces))
+    assert not verdict.accepted
+    assert verdict.text.startswith("illegal or misread: expected ")
+    assert "seen pawn @h8" in verdict.text
+    assert referee.state is start

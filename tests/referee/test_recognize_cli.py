@@ -1,0 +1,49 @@
+"""`companion recognize` on a rendered test image: the real board locator, saved detections."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from companion.cli import main
+from companion.vision.mapper import truth_detections
+from tests.referee import scripted
+from tests.referee.test_icebomb_video import MOVES, _start, renderer  # noqa: F401  (the fixture)
+
+
+def test_recognize_prints_the_expected_observation(renderer, tmp_path, capsys):  # noqa: F811
+    state = _start()
+    for action in MOVES[0]:
+        state = state.apply(action)
+    scene = scripted.scene_of(state)
+    scene.camera = scripted.camera(640, 480)
+    image, truth = scripted.render(renderer, scene)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
+    detections = tmp_path / "detections.json"
+    detections.write_text(json.dumps([d.to_json() for d in truth_detections(truth)]))
+    annotated = tmp_path / "annotated.png"
+    code = main(["recognize", str(path), "--game", "icebomb-arena", "--json", "--seats", "4",
+                 "--detections", str(detections), "--annotate", str(annotated)])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["image"] == str(path)
+    assert data["board"]["kind"] == "chess" and len(data["board"]["corners"]) == 4
+    for (x, y), (tx, ty) in zip(data["board"]["corners"], truth["board"]["corners_px"]):
+        assert abs(x - tx) < 3 and abs(y - ty) < 3
+    assert data["position"]["cells"] == {"b2": ["pawn"], "b4": ["bead"], "b7": ["pawn"], "e4": ["green-M U"],
+                                         "g2": ["pawn"], "g7": ["pawn"]}
+    assert data["position"]["zones"]["P2"] == ["yellow-L W", "yellow-S N"]
+    assert annotated.exists()
+    code = main(["recognize", str(path), str(path), "--game", "icebomb-arena", "--json",
+                 "--detections", str(detections)])
+    both = json.loads(capsys.readouterr().out)
+    assert isinstance(both, list) and len(both) == 2
+
+
+def test_recognize_without_a_model_is_a_clean_error(tmp_path, capsys):
+    path = tmp_path / "x.png"
+    cv2.imwrite(str(path), (255 * __import__("numpy").ones((20, 20, 3))).astype("uint8"))
+    code = main(["recognize", str(path), "--game", "icetowers", "--model", str(tmp_path / "none.pt")])
+    assert code == 2 and "does not exist" in capsys.readouterr().err

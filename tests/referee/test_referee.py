@@ -1,0 +1,75 @@
+"""The referee core and the IceTowers adapter, without images."""
+
+from __future__ import annotations
+
+from companion.games import get_game
+from companion.pieces import Colour, Pose, Size
+from companion.referee import Referee, adapter_for
+from companion.referee.core import distance
+from companion.vision.observation import Observation, SeenPiece
+from collections import Counter
+
+
+def _tower(stack_id, *pieces):
+    return [SeenPiece(kind="pyramid", colour=Colour(c), size=Size.parse(s), pose=Pose.UPRIGHT, stack=stack_id, level=i)
+            for i, (c, s) in enumerate(p.split("-") for p in pieces)]
+
+
+def _free(piece):
+    c, s = piece.split("-")
+    return SeenPiece(kind="pyramid", colour=Colour(c), size=Size.parse(s), pose=Pose.UPRIGHT)
+
+
+def _table(state):
+    return Counter(str(t[0][0]) if len(t[0]) == 1 else "/".join(map(str, t[0])) for t in state.towers)
+
+
+def test_unsure_items_cost_less_than_sure_ones():
+    assert distance(Counter({"a": 1}), Counter({"b": 1}), Counter({"b": 1})) == 1.5
+    assert distance(Counter({"a": 1}), Counter({"a": 1})) == 0
+
+
+def test_icetowers_a_cap_is_recognised_from_the_towers_seen():
+    game = get_game("icetowers")
+    state = game.new_initial_state(2, options={"pieces_per_size": 1})
+    referee = Referee(adapter_for("icetowers"), state, max_actions=1)
+    cap = next(a for a in state.legal_actions() if str(a).startswith("P1 cap") and "/" not in str(a).split(" on ")[1])
+    after = state.apply(cap)
+    pieces = []
+    for k, (tower, _) in enumerate(after.towers):
+        pieces += _tower(k, *map(str, tower)) if len(tower) > 1 else [_free(str(tower[0]))]
+    verdict = referee.update(Observation("icetowers", tuple(pieces)))
+    assert verdict.accepted and verdict.actions == (cap,)
+    assert referee.state == after
+
+
+def test_icetowers_a_piece_hidden_inside_a_tower_is_filled_in_from_the_history():
+    game = get_game("icetowers")
+    state = game.new_initial_state(2, options={"pieces_per_size": 1})
+    # Cap a large with a large: the lower one is almost hidden, and the camera sees one large.
+    cap = next(a for a in state.legal_actions() if str(a).startswith("P1 cap red-L on yellow-L"))
+    after = state.apply(cap)
+    pieces = []
+    for k, (tower, _) in enumerate(after.towers):
+        shown = [str(p) for p in tower][-1:] if len(tower) > 1 else [str(tower[0])]
+        pieces += [_free(shown[0])]
+    referee = Referee(adapter_for("icetowers"), state, max_actions=1)
+    verdict = referee.update(Observation("icetowers", tuple(pieces)))
+    assert verdict.accepted and verdict.actions == (cap,)
+
+
+def test_a_table_no_play_explains_is_a_verdict():
+    game = get_game("icetowers")
+    state = game.new_initial_state(2, options={"pieces_per_size": 1})
+    referee = Referee(adapter_for("icetowers"), state, max_actions=1)
+    verdict = referee.update(Observation("icetowers", tuple(_tower(0, "red-S", "yellow-L"))))
+    assert not verdict.accepted and verdict.text.startswith("illegal or misread: expected ")
+    assert referee.state is state
+
+
+def test_only_a_piece_capped_by_its_own_size_can_hide():
+    from companion.referee.icetowers import explains_hidden
+
+    assert explains_hidden(["red-L"], ["yellow-L", "red-L"])
+    assert not explains_hidden(["red-M"], ["yellow-L", "red-M"])  # a medium cannot hide a large
+    assert not explains_hidden(["yellow-L"], ["yellow-L", "red-L"])  # the top is always seen
