@@ -84,11 +84,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.set_defaults(func=cmd_score)
 
+    p = sub.add_parser("eval", help="evaluate the piece detector on a held-out synthetic split")
+    p.add_argument("dataset", type=Path, help="a dataset written by `scripts/synth dataset` (truth sidecars)")
+    p.add_argument("--split", default="test")
+    p.add_argument("--model", type=Path, default=Path("models/pieces.pt"))
+    p.add_argument("--colour-model", type=Path, default=Path("models/colours.pt"))
+    p.add_argument("--imgsz", type=int, default=480)
+    p.add_argument("--limit", type=int, help="at most this many images")
+    p.add_argument("--map", action="store_true", help="also run ultralytics validation for box and keypoint mAP")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(func=cmd_eval)
+
     from companion.vision.locate import add_vision_commands  # `calibrate camera` and `locate`
     add_vision_commands(sub)
     from companion.recognize import add_recognize_command  # `recognize IMAGE... --game G`
     add_recognize_command(sub)
     return parser
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Runs the detector over a dataset split and prints what a referee cares about."""
+    from companion.evaluation import evaluate, format_report, ultralytics_map
+    from companion.vision.colour import ColourClassifier
+    from companion.vision.detect import Detector, DetectorConfig
+
+    colour = ColourClassifier(args.colour_model) if args.colour_model.exists() else None
+    detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz), colour)
+    report = evaluate(detector.detect, args.dataset, split=args.split, limit=args.limit)
+    report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
+    if args.map:
+        report["map"] = ultralytics_map(args.model, args.dataset, args.split, args.imgsz)
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+    else:
+        print(format_report(report))
+    return 0
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -235,3 +235,30 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
         "per_game": {g: t.figures() for g, t in sorted(per_game.items())},
         "per_tilt": {b: t.figures() for b, t in sorted(per_tilt.items())},
     }
+
+
+def ultralytics_map(weights: Path, dataset: Path, split: str, imgsz: int) -> dict[str, float]:
+    """Box and keypoint mAP50 / mAP50-95 from ultralytics' own validation of `split`."""
+    from companion.vision.yolo_env import import_ultralytics
+
+    model = import_ultralytics().YOLO(str(weights), task="pose")
+    metrics = model.val(data=str(dataset / "data.yaml"), split=split, imgsz=imgsz, device="cpu", plots=False,
+                        verbose=False, workers=0)
+    return {"box_map50": round(float(metrics.box.map50), 4), "box_map50_95": round(float(metrics.box.map), 4),
+            "pose_map50": round(float(metrics.pose.map50), 4), "pose_map50_95": round(float(metrics.pose.map), 4)}
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The figures as a plain table: one column per group (all, each game, each tilt bucket)."""
+    groups = {"all": report["all"], **report["per_game"], **report["per_tilt"]}
+    keys = list(report["all"])
+    width = max(len(k) for k in keys)
+    lines = [f"split {report['split']}" + (f"; mAP {report['map']}" if "map" in report else "")]
+    lines.append(" " * width + "".join(f"{name[:14]:>15}" for name in groups))
+    for key in keys:
+        cells = []
+        for figures in groups.values():
+            v = figures.get(key)
+            cells.append(f"{'-' if v is None else v:>15}")
+        lines.append(f"{key:<{width}}" + "".join(cells))
+    return "\n".join(lines)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ class Observation:
     towers: tuple[Tower, ...]
     players: tuple[tuple[str, tuple[Colour, ...]], ...] = ()
     gus: Colour | None = None
+    doubts: tuple[str, ...] = ()  # what the camera was unsure of, when read from `recognize --json`
 
     def owner_of(self, colour: Colour) -> str | None:
         """The name of the player of `colour`, 'Gus' for his colour, None when unknown."""
@@ -125,7 +126,7 @@ def score_observation(observation: Observation) -> ScoreReport:
     winners = tuple(name for name, v in ranked if v == best) if ranked else ()
 
     violations: list[str] = []
-    notes: list[str] = []
+    notes: list[str] = [f"camera unsure, confirm: {d}" for d in observation.doubts]
     for t in observation.towers:
         violations += size_violations(t)
         if observation.players:
@@ -181,11 +182,58 @@ def _colours(value: Any, where: str) -> tuple[Colour, ...]:
         raise ObservationError(f"{where}: {exc}") from None
 
 
+TABLE_FIELDS = frozenset({"game", "players", "gus", "towers", "free"})
+
+
+def table_from_recognized(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The table part of what `companion recognize --json` prints (a full camera observation).
+
+    Only the fields scoring needs are read: the derived `position` (towers and free pieces), or,
+    when it is absent, the `pieces` themselves; `players` and `gus` are kept when given. Pixels,
+    boxes, confidences and the rest are ignored.
+    """
+    position = data.get("position")
+    if not isinstance(position, Mapping):
+        from companion.vision.observation import Observation as Seen, ObservationFormatError, icetowers_position
+
+        try:
+            position = icetowers_position(Seen.from_json(data))
+        except ObservationFormatError as exc:
+            raise ObservationError(f"camera observation: {exc}") from None
+    table = {k: position[k] for k in ("towers", "free") if k in position}
+    table.update({k: data[k] for k in ("players", "gus") if k in data})
+    if "game" in data:
+        table["game"] = data["game"]
+    return table
+
+
+def camera_doubts(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """One line per piece the camera was unsure of (those are not scored until confirmed)."""
+    out = []
+    for i, piece in enumerate(data.get("pieces") or (), start=1):
+        if isinstance(piece, Mapping) and piece.get("unsure"):
+            what = f"{piece.get('colour') or '?'}-{'?SML'[piece['size']] if piece.get('size') in (1, 2, 3) else '?'}"
+            out.append(f"pieces[{i}] {what}: {'; '.join(map(str, piece['unsure']))}")
+    return tuple(out)
+
+
 def parse_observation(data: Any) -> Observation:
-    """Builds an Observation from JSON data; ObservationError naming the bad field."""
+    """Builds an Observation from JSON data; ObservationError naming the bad field.
+
+    Accepts the table format of docs/observations/icetowers.md (strict: an unknown field is
+    an error, to catch typos) and the full observation `companion recognize --json` prints
+    (recognised by its `pieces`; only the fields scoring needs are read).
+    """
+    if isinstance(data, list) and len(data) == 1 and isinstance(data[0], Mapping):
+        data = data[0]
+    if isinstance(data, list) and data and all(isinstance(d, Mapping) for d in data):
+        raise ObservationError(f"a list of {len(data)} observations: score one table at a time")
     if not isinstance(data, Mapping):
         raise ObservationError(f"an observation is a JSON object, not {type(data).__name__}")
-    unknown = set(data) - {"game", "players", "gus", "towers", "free"}
+    if "pieces" in data:
+        table = parse_observation(table_from_recognized(data))
+        return replace(table, doubts=camera_doubts(data))
+    unknown = set(data) - TABLE_FIELDS
     if unknown:
         raise ObservationError(f"unknown field(s): {', '.join(sorted(unknown))}")
     if data.get("game", "icetowers") != "icetowers":

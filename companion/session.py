@@ -38,6 +38,8 @@ from companion.records import RecordError, RecordHeader, parse_record, read_reco
 log = logging.getLogger("companion.session")
 
 VERDICT_KINDS = ("illegal", "misread")
+#: Which corner of the board, seen from the camera, is a1 (set up on the page).
+A1_CORNERS = ("near-left", "near-right", "far-left", "far-right")
 
 
 class SessionError(ValueError):
@@ -69,7 +71,13 @@ class LogItem:
 
 @dataclass(frozen=True, slots=True)
 class VerdictItem:
-    """An open verdict: something seen that the referee could not apply."""
+    """An open verdict: something seen that the referee could not apply.
+
+    `observation` is what the feed kept of the frame it judged (JSON data, e.g. a
+    camera `Observation.to_json()`), so the page can draw the position as seen
+    beside the one the engine expects; `at` is how many actions had been made
+    when it was seen (the engine's position then is `states[at]`).
+    """
 
     id: int
     kind: str  # "illegal" or "misread"
@@ -78,6 +86,8 @@ class VerdictItem:
     fixes: tuple[str, ...]
     source: str
     time: float
+    observation: Any = None
+    at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,23 +119,20 @@ def _new_tokens(num_players: int) -> list[str]:
 
 
 def _sealed_indices(states: Sequence[State], actions: Sequence[Action]) -> set[int]:
-    """Actions committed at a still-open simultaneous node: secret until all have committed.
+    """Secret actions (`State.is_secret`) not yet revealed to the table.
 
-    A group of commits opens when a SIMULTANEOUS node is reached and closes when
-    the game leaves it, or when a seat that already committed may act again (a
-    new round of secrets began).
+    A group of secrets is revealed together when the game leaves the SIMULTANEOUS
+    node they were committed at, or when a seat that had finished committing may
+    act again (the next set of secrets began: plans after designs, say).
     """
     pending: list[int] = []
-    committed: set[int] = set()
     for i, action in enumerate(actions):
         before, after = states[i], states[i + 1]
-        to_act = set(after.players_to_act())
-        if (before.current_player() == SIMULTANEOUS and after.current_player() == SIMULTANEOUS
-                and action.player is not None and action.player not in to_act):
+        if before.is_secret(action):
             pending.append(i)
-            committed.add(action.player)
-        if after.current_player() != SIMULTANEOUS or committed & to_act:
-            pending, committed = [], set()
+        if (after.current_player() != SIMULTANEOUS
+                or set(after.players_to_act()) - set(before.players_to_act())):
+            pending = []
     return set(pending)
 
 
@@ -145,9 +152,12 @@ class GameSession:
                 and all(isinstance(t, str) and len(t) >= 16 for t in tokens)):
             raise JournalError(f"{journal.path}: player tokens missing or malformed")
         self._tokens = tuple(tokens)
-        self._extra = extra
         self._rng = random.Random(self.header.seed)
         entries = journal.entries()
+        for entry in entries:  # set-up facts changed during the game (the a1 corner)
+            if entry.kind == "note" and isinstance(entry.detail.get("set"), dict):
+                extra.update(entry.detail["set"])
+        self._extra = extra
         self._version = len(entries)
         effective = journal.effective_actions(entries)
         self._states: list[State] = [self.header.initial_state()]
@@ -316,12 +326,18 @@ class GameSession:
 
     def add_verdict(self, kind: str, seen: str, reason: str, fixes: Sequence[str] = (), *,
                     source: str = "camera", observation: Any = None) -> int:
-        """Records what was seen and could not be applied; returns the verdict's id."""
+        """Records what was seen and could not be applied; returns the verdict's id.
+
+        `observation` (JSON data) is kept with it and shown on the page: a camera
+        `Observation.to_json()`, or an object holding one under "observation" and
+        optionally the referee's "expected" items ('pawn @c3', 'red-L N @d4').
+        """
         if kind not in VERDICT_KINDS:
             raise SessionError(f"verdict kind {kind!r} (expected one of {', '.join(VERDICT_KINDS)})")
         with self._lock:
             entry = self._write("verdict", action=seen, source=source, observation=observation,
-                                detail={"kind": kind, "reason": reason, "fixes": list(fixes)})
+                                detail={"kind": kind, "reason": reason, "fixes": list(fixes),
+                                        "at": len(self._actions)})
             self._verdicts.append(self._verdict_item(entry))
         self._changed()
         return entry.seq
@@ -337,6 +353,16 @@ class GameSession:
             self._write("resolve", target=verdict_id, source=source,
                         detail={"fix": fix} if fix is not None else {"dismissed": True})
             self._verdicts = [v for v in self._verdicts if v.id != verdict_id]
+        self._changed()
+
+    def set_a1_corner(self, corner: str, *, source: str = "manual") -> None:
+        """Sets which board corner, seen from the camera, is a1; kept in the journal."""
+        if corner not in A1_CORNERS:
+            raise SessionError(f"a1 corner {corner!r} (expected one of {', '.join(A1_CORNERS)})")
+        with self._lock:
+            self._write("note", source=source, detail={"message": f"a1 corner set to {corner}",
+                                                       "set": {"a1_corner": corner}})
+            self._extra["a1_corner"] = corner
         self._changed()
 
     def note(self, message: str, source: str = "companion") -> None:
@@ -371,9 +397,11 @@ class GameSession:
 
     def _verdict_item(self, entry: Entry) -> VerdictItem:
         d = entry.detail
+        at = d.get("at")
         return VerdictItem(entry.seq, str(d.get("kind", "illegal")), entry.action or "",
                            str(d.get("reason", "")), tuple(str(f) for f in d.get("fixes", ())),
-                           entry.source, entry.time)
+                           entry.source, entry.time, entry.observation,
+                           at if isinstance(at, int) and not isinstance(at, bool) else None)
 
     def _changed(self) -> None:
         with self._lock:
@@ -592,19 +620,27 @@ class DemoReplaySource:
                 session = hub.new_game(header, {"source": "demo"})
                 done = []
             hub.clear_fault("source")
+            misread_done = False
             for index in range(len(done), len(texts)):
                 if stop.wait(self.interval):
                     return
                 if hub.session is not session:
                     return  # someone set up another game: the demo steps aside
-                self._push(session, texts, index, stop)
+                misread = not misread_done and self.misread_at is not None and index >= self.misread_at
+                misread_done |= self._push(session, texts, index, stop, misread)
             if not self.loop or stop.wait(self.pause_at_end):
                 return
 
-    def _push(self, session: GameSession, texts: list[str], index: int, stop: threading.Event) -> None:
+    def _push(self, session: GameSession, texts: list[str], index: int, stop: threading.Event,
+              misread_now: bool = False) -> bool:
+        """Plays event `index`; first as a misread when `misread_now` and one can be made.
+
+        Returns whether it reported a misread. A secret choice is never misread: a
+        camera cannot see one.
+        """
         text = texts[index]
         observation = {"demo": {"record": Path(self.record).name, "event": index + 1}}
-        if index == self.misread_at:
+        if misread_now:
             misread = self._misread_of(session.snapshot().state, text)
             if misread is not None:
                 vid = session.add_verdict(
@@ -613,12 +649,12 @@ class DemoReplaySource:
                     source="demo", observation=observation)
                 for _ in range(3):
                     if stop.wait(self.interval) or all(v.id != vid for v in session.snapshot().verdicts):
-                        return
+                        return True
                 try:
                     session.resolve_verdict(vid, text, source="demo")
                 except (GameError, SessionError) as exc:
                     log.info("demo could not confirm its fix: %s", exc)
-                return
+                return True
         try:
             session.apply(text, source="demo", observation=observation)
         except IllegalActionError as exc:
@@ -627,11 +663,18 @@ class DemoReplaySource:
             session.add_verdict("illegal", text, str(exc), (), source="demo", observation=observation)
         except JournalFullError:
             pass  # the session has reported it; the game is unchanged
+        return False
 
     @staticmethod
     def _misread_of(state: State, text: str) -> str | None:
-        """Another legal action of the same player, standing for a misread of `text`."""
+        """Another legal action of the same player, standing for a misread of `text`; None for a
+        secret choice or where the player has no other."""
         if state.current_player() < 0:
+            return None
+        try:
+            if state.is_secret(state.game.parse_action(text)):
+                return None
+        except GameError:
             return None
         others = [str(a) for a in state.legal_actions(state.current_player()) if str(a) != text]
         return others[0] if others else None
@@ -679,7 +722,7 @@ def make_source(spec: str, demo_record: Path, interval: float = 1.5) -> FeedSour
 
 
 __all__ = [
-    "CameraSource", "DemoReplaySource", "FeedSource", "GameSession", "LogItem", "NoGameError",
+    "A1_CORNERS", "CameraSource", "DemoReplaySource", "FeedSource", "GameSession", "LogItem", "NoGameError",
     "SeatError", "SessionError", "SessionHub", "Snapshot", "SourceError", "SourceRunner",
     "VerdictItem", "make_source",
 ]

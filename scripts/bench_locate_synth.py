@@ -4,8 +4,9 @@
 
 Each render comes with the exact board-plane-to-image homography in its JSON sidecar. For each
 frame this reports whether the board was found with every cell assigned correctly, and the mean
-corner error of the playing area as a fraction of its side. The renders are 1280x720; the a1
-corner is given to the localiser as a person would point at it at set-up.
+corner error of the playing area as a fraction of its side, and how many frames show the whole
+playing area at all (many renders crop it, which the localiser rightly reports as cut-by-frame).
+The renders are 1280x720; the a1 corner is given as a person would point at it at set-up.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def main() -> int:
     results = []
     for game in args.games.split(","):
         found, errors, times, reasons = 0, [], [], {}
+        in_view, found_in_view = 0, 0
         for seed in range(args.first_seed, args.first_seed + args.frames):
             jpeg, truth = render_item(renderer, game, seed, 1280, 720)
             if truth.get("board") is None:
@@ -77,6 +79,9 @@ def main() -> int:
             spec = spec_for(truth)
             h_true = np.array(truth["board"]["homography_mm_to_px"], float)
             hint = _apply(h_true, spec.playing_corners[:1])[0]
+            corners = _apply(h_true, spec.outline() if spec.kind == "hex" else spec.playing_corners)
+            visible = bool(corners.min() >= 0 and corners[:, 0].max() < 1280 and corners[:, 1].max() < 720)
+            in_view += visible
             start = time.perf_counter()
             try:
                 loc = Locator(spec).locate(frame, a1_near=tuple(hint))
@@ -88,10 +93,12 @@ def main() -> int:
             err, ok = check(loc, spec, h_true)
             if ok:
                 found += 1
+                found_in_view += visible
                 errors.append(err)
             else:
                 reasons["wrong-cells"] = reasons.get("wrong-cells", 0) + 1
         results.append({"game": game, "frames": args.frames, "found_rate": found / args.frames,
+                        "board_in_view": in_view, "found_in_view": found_in_view,
                         "mean_corner_error": float(np.mean(errors)) if errors else None,
                         "scratch_ms_median": float(np.median(times) * 1000) if times else None, "failures": reasons})
     if args.json:
@@ -101,7 +108,8 @@ def main() -> int:
         for r in results:
             mean = f"{100 * r['mean_corner_error']:.2f}%" if r["mean_corner_error"] is not None else "-"
             ms = f"{r['scratch_ms_median']:.0f} ms" if r["scratch_ms_median"] is not None else "-"
-            print(f"{r['game']:14} found {100 * r['found_rate']:5.1f}%  mean corner error {mean:>7}  {ms:>7}  "
+            print(f"{r['game']:14} found {100 * r['found_rate']:5.1f}%  (board wholly in view in {r['board_in_view']}, "
+                  f"found in {r['found_in_view']} of those)  mean corner error {mean:>7}  {ms:>7}  "
                   f"{r['failures'] or ''}")
     return 0
 

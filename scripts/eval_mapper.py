@@ -6,6 +6,9 @@ pieces) and stack level are compared with the scene's truth; for IceTowers the w
 
     python scripts/eval_mapper.py --count 40 --noise 1.0            # geometry only (every object visible)
     python scripts/eval_mapper.py --count 20 --render               # rendered visibility (slower)
+
+Stack levels are judged among the pieces of a stack a detector can see (`visible_levels`): with
+--render, a piece hidden inside a stack is not expected, and the pieces above it count one lower.
     python scripts/eval_mapper.py --dataset datasets/pieces-v1 --split test
 """
 
@@ -38,6 +41,25 @@ def true_icetowers_scores(truth: dict) -> dict[str, int]:
     return _scores(ScoredTable(tuple(towers)))
 
 
+def visible_levels(objects: list[dict]) -> dict[int, int | None]:
+    """Each stacked object's level among the pieces of its stack that a detector can see.
+
+    A piece hidden inside a stack (too little of it in view) cannot be seen, so the pieces above it
+    are judged one level lower; a stack with one piece in view is a lone piece (level None).
+    Without rendering every piece counts as seen and these are the true levels.
+    """
+    stacks: dict[int, list[dict]] = defaultdict(list)
+    for obj in objects:
+        if obj.get("stack") is not None and obj.get("level") is not None:
+            stacks[obj["stack"]].append(obj)
+    out: dict[int, int | None] = {}
+    for members in stacks.values():
+        members.sort(key=lambda o: o["level"])
+        for k, obj in enumerate(members):
+            out[id(obj)] = k if len(members) > 1 else None
+    return out
+
+
 def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict) -> None:
     game = truth["game"]
     seats = SEATS.get(game, lambda t: 0)(truth)
@@ -45,6 +67,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict) -
     observation = mapper.map(truth_detections(truth, noise, rng), location_from_truth(truth))
     t = tally[game]
     t["scenes"] += 1
+    levels = visible_levels(truth_objects(truth))
     for obj, seen in zip(truth_objects(truth), observation.pieces):
         t["objects"] += 1
         where_true = obj.get("cell") or obj.get("zone")
@@ -68,8 +91,8 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict) -
                 ok = ok and dir_ok
             if obj.get("level") is not None:
                 t["stacked"] += 1
-                t["level"] += seen.level == obj["level"]
-                ok = ok and seen.level == obj["level"]
+                t["level"] += seen.level == levels[id(obj)]
+                ok = ok and seen.level == levels[id(obj)]
         t["all_right"] += ok
         if not ok and len(t["examples"]) < 3:
             t["examples"].append(f"seed {truth['seed']}: {obj.get('colour')}-{obj.get('size')} {obj['kind']} "

@@ -56,3 +56,44 @@ def test_malformed_observation_is_a_one_line_error_and_exit_2(tmp_path, capsys):
 def test_missing_file_exits_2(tmp_path, capsys):
     assert main(["score", str(tmp_path / "absent.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def _recognized_table():
+    """What `companion recognize --json` prints for a synthetic IceTowers table (no rendering)."""
+    from companion.synth.labels import sidecar
+    from companion.synth.scenes import sample_scene
+    from companion.vision.mapper import map_truth
+
+    return map_truth("icetowers", sidecar(sample_scene("icetowers", 3, 640, 480), None)).to_json()
+
+
+def test_score_reads_the_full_observation_that_recognize_prints(tmp_path, capsys):
+    full = _recognized_table()
+    assert {"pieces", "board", "position", "image", "version"} <= set(full)
+    assert main(["score", write(tmp_path, full), "--json"]) in (0, 1)
+    from_full = json.loads(capsys.readouterr().out)
+    main(["score", write(tmp_path, full["position"], "position.json"), "--json"])
+    from_position = json.loads(capsys.readouterr().out)
+    doubts = [n for n in from_full["notes"] if n.startswith("camera unsure")]
+    assert len(doubts) == sum(bool(p["unsure"]) for p in full["pieces"])
+    from_full["notes"] = from_full["notes"][len(doubts):]
+    assert from_full == from_position and from_full["colour_scores"]
+    # Without the derived position the pieces themselves are read, to the same scores.
+    del full["position"]
+    main(["score", write(tmp_path, full, "pieces.json"), "--json"])
+    assert json.loads(capsys.readouterr().out)["colour_scores"] == from_position["colour_scores"]
+
+
+def test_score_notes_what_the_camera_was_unsure_of(tmp_path, capsys):
+    full = _recognized_table()
+    full["pieces"][0]["unsure"] = ["near the border of the table"]
+    full["players"] = [{"name": "Ann", "colours": ["red"]}]
+    main(["score", write(tmp_path, full), "--json"])
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert notes[0].startswith("camera unsure, confirm: pieces[1]") and "near the border" in notes[0]
+
+
+def test_several_observations_are_scored_one_at_a_time(tmp_path, capsys):
+    full = _recognized_table()
+    assert main(["score", write(tmp_path, [full, full])]) == 2
+    assert "score one table at a time" in capsys.readouterr().err

@@ -190,6 +190,15 @@ class State(ABC):
     def is_legal(self, action: Action) -> bool:
         return self.illegal_reason(action) is None
 
+    def is_secret(self, action: Action) -> bool:
+        """Whether the rules keep `action`, made here, hidden until it is revealed.
+
+        Secret choices (bids, plans, orders) are committed at a SIMULTANEOUS node;
+        the page shows them only as "committed" until the game leaves that node.
+        Games with such choices override this; by default nothing is secret.
+        """
+        return False
+
     def apply(self, action: Action | str) -> State:
         """The state after `action` (an action value or its text). Raises
         InvalidActionError for unreadable text and IllegalActionError with the reason."""

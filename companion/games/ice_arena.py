@@ -16,6 +16,8 @@ Each round, as nodes of the shared interface:
     first -> MOVE d4s, extra d4s -> bots move, lowest Move first (ties drawn by chance)
     -> MISC (most damaged first) -> corrosion scrubbed.
 Whenever a bot takes a point of damage its owner answers at once (play or discard a small).
+The "at any time" actions (large red / green / yellow powers, scrubbing corrosion) are open
+to a player whenever that player has the floor (see `IceArenaState.anytime_actions`).
 
 Action text forms (seat P1.., bots named by seat number and letter, hexes as axial 'q,r'):
 
@@ -27,6 +29,7 @@ Action text forms (seat P1.., bots named by seat number and letter, hexes as axi
     P1 1A play yellow 2,2    P1 1A discard red     (answering a point of damage)
     P1 1A to 2,-3            P1 1A add green       P1 1A rearrange green-L red-M blue-M
     P1 1A scrub red          (discarding a small to remove a corrosion token)
+    P1 1A toss               P1 1A land 1,0 3,-2   (large yellow: toss the adjacent yellows, then land each)
     d8=3  (chance: a die)    draw blue (chance: a redrawn small)    first 2B (chance: a Move tie)
 """
 
@@ -141,6 +144,7 @@ class Bot:
     placed: int = 0
     added: bool = False
     rearranged: bool = False
+    damage_taken: int = 0  # points of damage paid so far in the game (scrubbing included)
 
     def base(self, attribute: int) -> int:
         return 1 + sum(1 for p in self.core if COLOUR_ATTRIBUTE[p.colour] == attribute)
@@ -322,6 +326,31 @@ class Orient:
 
 
 @dataclass(frozen=True, slots=True)
+class Toss:
+    """The large yellow's power: one special throws every small yellow next to the bot into
+    the air; each is then landed with a `Land` before anything else happens."""
+
+    player: int
+    bot: str
+
+    def __str__(self) -> str:
+        return f"{seat_name(self.player)} {self.bot} toss"
+
+
+@dataclass(frozen=True, slots=True)
+class Land:
+    """Where one tossed small yellow comes down: `origin` is the hex it was tossed from."""
+
+    player: int
+    bot: str
+    origin: str
+    cell: str
+
+    def __str__(self) -> str:
+        return f"{seat_name(self.player)} {self.bot} land {self.origin} {self.cell}"
+
+
+@dataclass(frozen=True, slots=True)
 class Buy:
     player: int
     bot: str
@@ -418,8 +447,8 @@ class First:
         return f"first {self.bot}"
 
 
-IceArenaAction = (Pick | Place | Discard | Push | Orient | Buy | Done | Fire | MoveTo | Add | Rearrange
-                  | Roll | Draw | First)
+IceArenaAction = (Pick | Place | Discard | Push | Orient | Toss | Land | Buy | Done | Fire | MoveTo | Add
+                  | Rearrange | Roll | Draw | First)
 FIRE_WORDS = {"rifle": 1, "shotgun": 1, "mortar": 1, "laser": 1, "minigun": 1, "flame": 1, "smash": 1,
               "mines": 1, "detonate": 1, "corrode": 1, "acid": 1, "strike": 2, "throw": 2, "hold": 0}
 
@@ -494,6 +523,10 @@ def parse_action(text: str) -> IceArenaAction:
         return Push(player, bot, _colour_word(args[0]), _hex_word(args[1]))
     if verb == "orient" and len(args) == 3:
         return Orient(player, bot, _colour_word(args[0]), _hex_word(args[1]), _direction_word(args[2]))
+    if verb == "toss" and not args:
+        return Toss(player, bot)
+    if verb == "land" and len(args) == 2:
+        return Land(player, bot, _hex_word(args[0]), _hex_word(args[1]))
     if verb == "buy" and len(args) == 1 and args[0].isdigit() and str(int(args[0])) == args[0]:
         return Buy(player, bot, int(args[0]))
     if verb == "done" and not args:
@@ -524,6 +557,10 @@ def parse_action(text: str) -> IceArenaAction:
 
 STAGES = ("pick", "ability", "place", "defend", "defend-buy", "attack", "attack-buy", "turrets",
           "corrosion", "dice", "move", "move-buy", "moving", "misc", "scrub")
+PHASE_OF_STAGE = {"pick": "dice picking", "ability": "ability", "place": "ability", "defend": "defence",
+                  "defend-buy": "defence", "attack": "attack", "attack-buy": "attack", "turrets": "attack",
+                  "corrosion": "attack", "dice": "attack", "move": "move", "move-buy": "move", "moving": "move",
+                  "misc": "misc", "scrub": "misc"}
 _ROLL_STAGE_SIDES = {"ability": 8, "defend": 6, "defend-buy": 6, "attack": 10, "attack-buy": 10,
                      "move": 4, "move-buy": 4, "turrets": 10, "dice": 10}
 
@@ -536,6 +573,7 @@ class IceArenaState(State):
     is the bots not yet moved, and `mover` the one moving). `rolls` are dice still to be
     thrown, each for a bot. `damage` lists bots owed a point of damage, answered first.
     `turrets` are the cells of the small reds that fire this attack phase (one entry per piece).
+    `tossing` holds the origins of small yellows tossed by `tosser` and not yet landed.
     """
 
     num_players: int
@@ -553,6 +591,8 @@ class IceArenaState(State):
     turrets: tuple[int, ...] = ()
     mover: str | None = None
     draw_for: str | None = None
+    tossing: tuple[int, ...] = ()  # hexes the yellows in the air were tossed from, one per piece
+    tosser: str | None = None
     ended: Outcome | None = None
 
     # --- basics -------------------------------------------------------------------------------
@@ -592,6 +632,8 @@ class IceArenaState(State):
             return TERMINAL
         if self.damage:
             return self.bot(self.damage[0]).owner
+        if self.tosser is not None:
+            return self.bot(self.tosser).owner
         if self.draw_for is not None or self.rolls:
             return CHANCE
         if self.stage == "pick":
@@ -619,6 +661,8 @@ class IceArenaState(State):
             return None
         if self.damage:
             return self.bot(self.damage[0])
+        if self.tosser is not None:
+            return self.bot(self.tosser)
         if self.stage == "moving":
             return self.bot(self.mover)
         if self.stage == "dice":
@@ -630,7 +674,7 @@ class IceArenaState(State):
 
     # --- chance ------------------------------------------------------------------------------
     def _roll_sides(self) -> int | None:
-        if self.draw_for is not None or self.damage or self.ended is not None:
+        if self.draw_for is not None or self.damage or self.tosser is not None or self.ended is not None:
             return None
         if self.rolls or self.stage == "turrets":
             return _ROLL_STAGE_SIDES[self.stage]
@@ -668,9 +712,15 @@ class IceArenaState(State):
         bot = self.acting_bot()
         if self.damage:
             return self._damage_answers(bot)
+        if self.tosser is not None:
+            return self._landings(bot)
+        return list(dict.fromkeys([*self._stage_options(bot), *self.anytime_actions(p)]))
+
+    def _stage_options(self, bot: Bot) -> list[IceArenaAction]:
+        """What the acting bot may do in this stage, the "at any time" actions aside."""
         stage = self.stage
         if stage == "place":
-            return [*self._placements(bot, damage=False), *self._powers(bot), Done(bot.owner, bot.id)]
+            return [*self._placements(bot, damage=False), Done(bot.owner, bot.id)]
         if stage.endswith("-buy"):
             return [Buy(bot.owner, bot.id, n) for n in range(bot.specials + 1)]
         if stage == "dice":
@@ -680,9 +730,35 @@ class IceArenaState(State):
         if stage == "misc":
             return [*self._misc_options(bot), Done(bot.owner, bot.id)]
         if stage == "scrub":
-            return [*(Discard(bot.owner, bot.id, c, scrub=True) for c in sorted(set(bot.spares), key=_colour_key)),
-                    Done(bot.owner, bot.id)]
+            return [*self._scrubs(bot), Done(bot.owner, bot.id)]
         raise AssertionError(f"no player acts in stage {stage}")
+
+    def has_floor(self, player: int) -> bool:
+        """Whether `player` is the one to decide now, outside a damage answer or a toss: the
+        moments at which the rules' "at any time" actions are taken (ruling 10)."""
+        return (self.current_player() == player and not self.damage and self.tosser is None)
+
+    def anytime_actions(self, player: int) -> list[IceArenaAction]:
+        """The "at any time" actions open to `player` now, for any of their bots: the large
+        red and green powers (turn or push adjacent smalls of that colour), the large yellow's
+        toss, and discarding a small to scrub a corrosion token. Empty unless they have the floor."""
+        if not self.has_floor(player):
+            return []
+        out: list[IceArenaAction] = []
+        for bot in self.bots:
+            if bot.owner == player:
+                out.extend(self._powers(bot))
+                out.extend(self._scrubs(bot))
+        return out
+
+    def _scrubs(self, bot: Bot) -> list[Discard]:
+        if not bot.corrosion:
+            return []
+        return [Discard(bot.owner, bot.id, c, scrub=True) for c in sorted(set(bot.spares), key=_colour_key)]
+
+    def is_secret(self, action: IceArenaAction) -> bool:
+        # Dice are picked secretly, bot by bot, and shown when every bot has picked.
+        return isinstance(action, Pick)
 
     def illegal_reason(self, action: IceArenaAction) -> str | None:
         p = self.current_player()
@@ -720,15 +796,48 @@ class IceArenaState(State):
             if bot.picks is not None:
                 return f"{bot.id} has already picked its dice"
             return self._pick_problem(bot, action.counts)
+        if isinstance(action, (Push, Orient, Toss)) or (isinstance(action, Discard) and action.scrub):
+            if not self.has_floor(p):
+                return (f"{bot.id} must first answer a point of damage" if self.damage
+                        else "the tossed yellows must land first")
+            if bot.owner != p:
+                return f"{seat_name(p)} has the floor, not {seat_name(bot.owner)}"
+            if action in self._powers(bot) or action in self._scrubs(bot):
+                return None
+            return self._why_not_anytime(bot, action)
         acting = self.acting_bot()
         if bot.id != acting.id:
             return f"{acting.id} ({seat_name(acting.owner)}) acts now, not {bot.id}"
-        # The rest depend on the stage; the bot's own options are few, so they are listed.
         if isinstance(action, Pick):
             return "dice are picked at the start of a round"
-        if action in self.legal_actions(p):
+        if isinstance(action, Land):
+            if self.tosser is None:
+                return "no small yellow is in the air"
+            return None if action in self._landings(bot) else (
+                f"no yellow tossed from {action.origin} can land on {action.cell} "
+                "(at most 3 hexes from where it started, no bot, no other colour)")
+        # The rest depend on the stage; the bot's own options are few, so they are listed.
+        if action in (self._damage_answers(bot) if self.damage else self._stage_options(bot)):
             return None
         return self._why_not(bot, action)
+
+    def _why_not_anytime(self, bot: Bot, action: IceArenaAction) -> str:
+        if isinstance(action, Discard):
+            if not bot.corrosion:
+                return f"{bot.id} has no corrosion token to scrub"
+            return f"{bot.id} has no spare small {action.colour.value} (the cap is never discarded to scrub)"
+        if bot.specials < 1:
+            return f"{bot.id} has no special to spend on a large power"
+        colour = Colour.YELLOW if isinstance(action, Toss) else action.colour
+        if colour not in (Colour.RED, Colour.GREEN, Colour.YELLOW) or not bot.has_large(colour) or (
+                isinstance(action, (Push, Orient)) and colour is Colour.YELLOW):
+            what = "toss yellows" if isinstance(action, Toss) else f"move small {colour.value}s"
+            return f"{bot.id} has no large piece that lets it {what}"
+        if isinstance(action, Toss):
+            return f"no small yellow is next to {bot.id}"
+        if isinstance(action, Push):
+            return f"{bot.id} cannot push the small {colour.value} at {action.cell} (not adjacent, or the way is blocked)"
+        return f"{bot.id} cannot turn a small {colour.value} at {action.cell} that way (not adjacent, or it already points so)"
 
     def _why_not(self, bot: Bot, action: IceArenaAction) -> str:
         stage = "damage" if self.damage else self.stage
@@ -822,11 +931,14 @@ class IceArenaState(State):
         return [Discard(bot.owner, bot.id, c) for c in sorted(set(bot.spares), key=_colour_key)]
 
     def _powers(self, bot: Bot) -> list[IceArenaAction]:
-        """Pushes and turns of adjacent small reds and greens, for a bot with a large of that colour."""
+        """Pushes and turns of adjacent small reds and greens, for a bot with a large of that
+        colour, and the large yellow's toss when a small yellow is adjacent."""
         if bot.specials < 1:
             return []
         out: list[IceArenaAction] = []
         grid = self.grid
+        if bot.has_large(Colour.YELLOW) and self.tossable(bot):
+            out.append(Toss(bot.owner, bot.id))
         for colour in (Colour.RED, Colour.GREEN):
             if not bot.has_large(colour):
                 continue
@@ -840,6 +952,21 @@ class IceArenaState(State):
                 now = here[0].direction
                 out.extend(Orient(bot.owner, bot.id, colour, name, d) for d in (*HEX_DIRECTIONS, None) if d != now)
         return out
+
+    def tossable(self, bot: Bot) -> list[Small]:
+        """The small yellows a large yellow on `bot` would toss: those in the six hexes next to it."""
+        near = set(self.grid.neighbours(bot.cell))
+        return [s for s in self.smalls if s.colour is Colour.YELLOW and s.cell in near]
+
+    def toss_landings(self, origin: int) -> list[int]:
+        """Hexes a yellow tossed from `origin` may come down on: at most 3 hexes away, with the
+        placement rule of small yellows (no bot; only other yellows may share the hex)."""
+        return [c for c in self.grid.within(origin, 3) if not self._blocked_for_placing(c, Colour.YELLOW)]
+
+    def _landings(self, bot: Bot) -> list[Land]:
+        name = self.grid.name
+        return [Land(bot.owner, bot.id, name(origin), name(c))
+                for origin in sorted(set(self.tossing)) for c in self.toss_landings(origin)]
 
     def _push_line(self, bot: Bot, cell: int, colour: Colour) -> list[int] | None:
         """The cells whose pieces of `colour` move one hex directly away from `bot` when it
@@ -907,21 +1034,87 @@ class IceArenaState(State):
     def _sees(self, bot: Bot, cell: int) -> bool:
         return self._aim_ok(bot, cell) and self.grid.line_of_sight(bot.cell, cell, self.blockers(bot.cell, cell))
 
+    def green_at(self, cell: int) -> Small | None:
+        for p in self.smalls:
+            if p.cell == cell and p.colour is Colour.GREEN:
+                return p
+        return None
+
+    def trace(self, start: int, direction: HexDirection, reach: int | None) -> int | None:
+        """The hex of the first bot a shot leaving `start` in `direction` meets within `reach`
+        hexes of travel (None: no limit), or None when nothing is hit.
+
+        A small green pointing upward stops the shot; one pointing a direction turns it that
+        way (ruling 20); a bot on a green's hex is hit before the green acts. The shot may come
+        back to its own start hex, which then counts as any other.
+        """
+        grid = self.grid
+        cell, seen, travelled = start, set(), 0
+        while reach is None or travelled < reach:
+            cell = grid.step(cell, direction)
+            if cell is None or (cell, direction) in seen:
+                return None
+            seen.add((cell, direction))
+            travelled += 1
+            if self.bot_at(cell) is not None:
+                return cell
+            green = self.green_at(cell)
+            if green is not None:
+                if green.direction is None:
+                    return None
+                direction = green.direction
+        return None
+
+    def shot_targets(self, bot: Bot, reach: int | None) -> set[int]:
+        """Hexes of the bots a single shot from `bot` can hit with `reach` hexes of travel
+        (None: no limit): straight at a bot in line of sight (bots and greens partly in the way
+        block), or at a pointed green in line of sight that turns the shot onto a bot. A bot on a
+        pointed green shoots only that way. Friendly bots are included; callers filter."""
+        grid = self.grid
+        aim = self.green_at(bot.cell)
+        if aim is not None and aim.direction is not None:
+            hit = self.trace(bot.cell, aim.direction, reach)
+            return set() if hit is None or hit == bot.cell else {hit}
+        out = set()
+        blocking = self.blockers()
+        for other in self.bots:
+            if other.id != bot.id and (reach is None or grid.distance(bot.cell, other.cell) <= reach) \
+                    and grid.line_of_sight(bot.cell, other.cell, blocking - {bot.cell, other.cell}):
+                out.add(other.cell)
+        for green in self.smalls:
+            if green.colour is not Colour.GREEN or green.direction is None or self.bot_at(green.cell) is not None:
+                continue
+            gap = grid.distance(bot.cell, green.cell)
+            if (reach is None or gap < reach) and grid.line_of_sight(bot.cell, green.cell,
+                                                                    blocking - {bot.cell, green.cell}):
+                hit = self.trace(green.cell, green.direction, None if reach is None else reach - gap)
+                if hit is not None and hit != bot.cell:
+                    out.add(hit)
+        return out
+
     def flame_area(self, centre: int) -> list[Bot]:
         near = set(self.grid.within(centre, 1))
         return [b for b in self.bots if b.cell in near]
 
     def acid_line(self, bot: Bot, direction: HexDirection) -> list[Bot]:
-        """Bots in a straight line up to 6 hexes away; the stream passes bots but a small green stops it."""
-        out = []
-        for i, cell in enumerate(self.grid.ray(bot.cell, direction)):
-            if i >= WEAPONS["acid"].reach:
+        """Bots along 6 hexes of stream: it passes through bots, hitting each; a small green
+        pointing upward stops it, one pointing a direction turns it that way (a bot on the
+        green's hex is hit first either way). The shooter is never its own target."""
+        grid = self.grid
+        out: list[Bot] = []
+        cell = bot.cell
+        for _ in range(WEAPONS["acid"].reach):
+            cell = grid.step(cell, direction)
+            if cell is None:
                 break
             target = self.bot_at(cell)
-            if target is not None:
+            if target is not None and target.id != bot.id and target not in out:
                 out.append(target)
-            if any(s.colour is Colour.GREEN for s in self.smalls_at(cell)):
-                break
+            green = self.green_at(cell)
+            if green is not None:
+                if green.direction is None:
+                    break
+                direction = green.direction
         return out
 
     def _fire_options(self, bot: Bot) -> list[Fire]:
@@ -933,10 +1126,12 @@ class IceArenaState(State):
             w = WEAPONS[weapon_name]
             if w.specials > bot.specials:
                 continue
-            if weapon_name in ("rifle", "shotgun", "laser", "minigun", "smash"):
-                for e in enemies:
-                    if (w.reach is None or grid.distance(bot.cell, e.cell) <= w.reach) and self._sees(bot, e.cell):
-                        out.append(Fire(bot.owner, bot.id, weapon_name, (name(e.cell),)))
+            if weapon_name in ("rifle", "shotgun", "laser", "minigun"):
+                reached = self.shot_targets(bot, w.reach)
+                out.extend(Fire(bot.owner, bot.id, weapon_name, (name(e.cell),)) for e in enemies if e.cell in reached)
+            elif weapon_name == "smash":
+                out.extend(Fire(bot.owner, bot.id, "smash", (name(e.cell),)) for e in enemies
+                           if grid.distance(bot.cell, e.cell) == 1 and self._aim_ok(bot, e.cell))
             elif weapon_name == "mortar":
                 out.extend(Fire(bot.owner, bot.id, "mortar", (name(e.cell),)) for e in enemies)
             elif weapon_name == "corrode":
@@ -991,8 +1186,8 @@ class IceArenaState(State):
         return [c for c in grid.within(bot.cell, 2) if c != bot.cell and self._free_for_bot(c, target)]
 
     def turret_targets(self, cell: int) -> list[Bot]:
-        """Bots a small red at `cell` hits: the first bot straight along its direction (a small
-        green stops the shot), or, pointing up, every bot within 2 hexes in line of sight.
+        """Bots a small red at `cell` hits: the first bot its shot meets along its direction (see
+        `trace`: greens stop or turn it), or, pointing up, every bot within 2 hexes in line of sight.
         A bot sharing the red's hex is never its target."""
         pieces = [s for s in self.smalls_at(cell) if s.colour is Colour.RED]
         if not pieces:
@@ -1002,13 +1197,8 @@ class IceArenaState(State):
         if direction is None:
             return [b for b in self.bots if b.cell != cell and grid.distance(cell, b.cell) <= 2
                     and grid.line_of_sight(cell, b.cell, self.blockers(cell, b.cell))]
-        for c in grid.ray(cell, direction):
-            target = self.bot_at(c)
-            if target is not None:
-                return [target]
-            if any(s.colour is Colour.GREEN for s in self.smalls_at(c)):
-                return []
-        return []
+        hit = self.trace(cell, direction, None)
+        return [] if hit is None or hit == cell else [self.bot_at(hit)]
 
     def _misc_options(self, bot: Bot) -> list[IceArenaAction]:
         out: list[IceArenaAction] = []
@@ -1100,7 +1290,7 @@ class IceArenaState(State):
                 direction = existing[0].direction if existing else None
             smalls = tuple(sorted((*s.smalls, Small(cell, action.colour, direction))))
             if action.damage:
-                bot = replace(bot, spares=tuple(spares))
+                bot = replace(bot, spares=tuple(spares), damage_taken=bot.damage_taken + 1)
                 effects.append(f"{bot.id} plays a small {action.colour.value} on {action.cell} as damage")
                 return replace(s._with_bot(bot), smalls=smalls, damage=s.damage[1:])
             paid = 1 if bot.placed else 0
@@ -1111,14 +1301,13 @@ class IceArenaState(State):
         if isinstance(action, Discard):
             spares = list(bot.spares)
             spares.remove(action.colour)
-            bot = replace(bot, spares=tuple(spares))
+            bot = replace(bot, spares=tuple(spares), damage_taken=bot.damage_taken + 1)
             if action.scrub:
+                # Scrubbing is taking a critical hit; the scrub stage's order drops the bot in
+                # `_settle` once it has nothing left to scrub.
                 bot = replace(bot, corrosion=bot.corrosion - 1)
                 effects.append(f"{bot.id} discards a small {action.colour.value} to scrub a corrosion token")
-                s = s._with_bot(bot)
-                if not bot.corrosion or not bot.spares:
-                    s = replace(s, order=s.order[1:])
-                return s
+                return s._with_bot(bot)
             effects.append(f"{bot.id} discards a small {action.colour.value} as damage")
             return replace(s._with_bot(bot), damage=s.damage[1:])
         if isinstance(action, Push):
@@ -1135,6 +1324,20 @@ class IceArenaState(State):
                                   if p.cell == cell and p.colour is action.colour else p for p in s.smalls))
             effects.append(f"{bot.id} turns the small {action.colour.value} on {action.cell} {_dir_text(action.direction)}")
             return replace(s._with_bot(replace(bot, specials=bot.specials - 1)), smalls=turned)
+        if isinstance(action, Toss):
+            tossed = s.tossable(bot)
+            effects.append(f"{bot.id} tosses {len(tossed)} small yellow(s) from "
+                           + ", ".join(grid.name(p.cell) for p in tossed))
+            return replace(s._with_bot(replace(bot, specials=bot.specials - 1)),
+                           smalls=tuple(p for p in s.smalls if p not in tossed),
+                           tossing=tuple(sorted(p.cell for p in tossed)), tosser=bot.id)
+        if isinstance(action, Land):
+            origin, cell = grid.parse(action.origin), grid.parse(action.cell)
+            left = list(s.tossing)
+            left.remove(origin)
+            effects.append(f"the small yellow tossed from {action.origin} lands on {action.cell}")
+            return replace(s, smalls=tuple(sorted((*s.smalls, Small(cell, Colour.YELLOW)))),
+                           tossing=tuple(left), tosser=bot.id if left else None)
         if isinstance(action, MoveTo):
             effects.append(f"{bot.id} moves to {action.cell}" if grid.parse(action.cell) != bot.cell
                            else f"{bot.id} stays on {action.cell}")
@@ -1239,6 +1442,14 @@ class IceArenaState(State):
                     effects.append(f"{bot.id} discards a small {bot.spares[0].value} as damage (none can be played)")
                     continue
                 return s
+            if s.tosser is not None:
+                if s._landings(s.bot(s.tosser)):
+                    return s
+                # Nowhere to come down: the pieces fall back where they were.
+                back = tuple(Small(c, Colour.YELLOW) for c in s.tossing)
+                effects.append("the tossed yellows find no room and fall back where they were")
+                s = replace(s, smalls=tuple(sorted((*s.smalls, *back))), tossing=(), tosser=None)
+                continue
             if s.draw_for is not None:
                 if s.bot(s.draw_for) is None or not sum(s.pool):
                     s = replace(s, draw_for=None)
@@ -1276,7 +1487,7 @@ class IceArenaState(State):
                     s = s._enter("move")
                     continue
                 bot = s.bot(s._next_die()[1])
-                if not s._fire_options(bot):
+                if not s._fire_options(bot) and not s.anytime_actions(bot.owner):
                     effects.append(f"{bot.id} has no use for its d10={bot.attack_dice[0]}")
                     s = s._with_bot(replace(bot, attack_dice=bot.attack_dice[1:]))
                     continue
@@ -1306,11 +1517,11 @@ class IceArenaState(State):
         """Whether a bot in an ordered stage has anything to decide (else it is passed over)."""
         stage = self.stage
         if stage == "place":
-            return bool(self._placements(bot, damage=False) or self._powers(bot))
+            return bool(self._placements(bot, damage=False) or self._powers(bot) or self._scrubs(bot))
         if stage.endswith("-buy"):
             return bot.specials > 0
         if stage == "misc":
-            return bool(self._misc_options(bot))
+            return bool(self._misc_options(bot) or self._powers(bot) or self._scrubs(bot))
         if stage == "scrub":
             return bot.corrosion > 0 and bool(bot.spares)
         return True
@@ -1352,6 +1563,8 @@ class IceArenaState(State):
                     damage=tuple(i for i in self.damage if i != bot.id),
                     rolls=tuple(i for i in self.rolls if i != bot.id),
                     draw_for=None if self.draw_for == bot.id else self.draw_for,
+                    tosser=None if self.tosser == bot.id else self.tosser,
+                    tossing=() if self.tosser == bot.id else self.tossing,
                     mover=None if self.mover == bot.id else self.mover)
         owners = sorted({b.owner for b in s.bots})
         if len(owners) <= 1:
@@ -1374,6 +1587,45 @@ class IceArenaState(State):
             return [f"{i} (Move {m})" for m, i in left]
         return list(self.order)
 
+    def phase_orders(self) -> list[dict[str, Any]]:
+        """The round's six phases in order, each with its resolution rule and the order it
+        resolves in as far as it is known now (`now` marks the phase under way)."""
+        current = PHASE_OF_STAGE[self.stage]
+        bots = self.bots
+        grid = self.grid
+        if self.stage == "pick":
+            ability = {b.id: self.ability_at_hex(b) for b in bots}
+            picking = [f"{b.id} {'picking' if b.picks is None else 'picked'}" for b in bots]
+        else:
+            ability = {b.id: b.ability_now for b in bots}
+            picking = [f"{b.id} picked" for b in bots]
+        placing = sorted(bots, key=lambda b: (ability[b.id], _bot_key(b.id)))
+        if self.stage == "turrets":
+            reds = list(self.turrets)
+        elif STAGES.index(self.stage) < STAGES.index("turrets"):
+            reds = [p.cell for p in self.smalls if p.colour is Colour.RED]
+        else:
+            reds = []
+        attack = [f"red at {grid.name(c)}" for c in reds]
+        if STAGES.index(self.stage) <= STAGES.index("corrosion"):
+            attack += [f"corrosion on {b.id} x{b.corrosion}" for b in bots if b.corrosion]
+        attack += [f"{i} d10={v}" for v, i in sorted((v, b.id) for b in bots for v in b.attack_dice)]
+        moves = sorted(bots, key=lambda b: (b.move_now(), _bot_key(b.id)))
+        tied = {m for m in (b.move_now() for b in bots) if sum(1 for b in bots if b.move_now() == m) > 1}
+        rows = [
+            ("dice picking", "every bot at once, in secret: d4 move, d6 defend, d8 ability, d10 attack", picking),
+            ("ability", "d8s rolled; then small pieces placed, lower Ability first (ties in seat order)",
+             [f"{b.id} (Ability {ability[b.id]})" for b in placing]),
+            ("defence", "d6s rolled; extra d6s bought for specials; Defend = base + highest d6",
+             [f"{b.id} (Defend {b.defend_now()})" for b in bots]),
+            ("attack", "small reds fire first, then corrosion hits, then attack dice lowest first", attack),
+            ("move", "lower Move moves first; ties drawn by chance",
+             [f"{b.id} (Move {b.move_now()}{', tied' if b.move_now() in tied else ''})" for b in moves]),
+            ("misc", "most damaged bot first: add a small, rearrange; then corrosion may be scrubbed",
+             [f"{b.id} (life {b.life})" for b in sorted(bots, key=lambda b: (b.life, _bot_key(b.id)))]),
+        ]
+        return [{"phase": name, "rule": rule, "order": order, "now": name == current} for name, rule, order in rows]
+
     def bot_summary(self, bot: Bot) -> dict[str, Any]:
         return {
             "id": bot.id, "player": seat_name(bot.owner), "hex": self.grid.name(bot.cell),
@@ -1387,12 +1639,19 @@ class IceArenaState(State):
             "picked": None if bot.picks is None or self.stage == "pick" else str(Pick(bot.owner, bot.id, bot.picks)).split(" pick ")[1],
             "specials": bot.specials, "life": bot.life, "pending_hits": bot.hits, "corrosion": bot.corrosion,
             "defend_now": bot.defend_now(), "move_now": bot.move_now(), "attack_dice": list(bot.attack_dice),
+            "ability_now": bot.ability_now,
+            "damage": {"taken": bot.damage_taken, "pending_hits": bot.hits, "owed": self.damage.count(bot.id),
+                       "corrosion": bot.corrosion},
+            "weapon_table": [_weapon_summary(WEAPONS[w]) for w in bot.weapons],
+            **({"mines": {"placed": sum(1 for m in self.mines if m.bot == bot.id),
+                          "limit": bot.base(DEFEND) + bot.base(ABILITY)}} if bot.unique_weapon == "mines" else {}),
         }
 
     def summary(self) -> dict[str, Any]:
         return {
             "game": GAME.name, "round": self.round, "stage": self.stage, "to_act": self.turn_text(),
-            "resolution_order": self.resolution_order(),
+            "resolution_order": self.resolution_order(), "phases": self.phase_orders(),
+            "in_the_air": [f"yellow from {self.grid.name(c)}" for c in self.tossing],
             "bots": [self.bot_summary(b) for b in self.bots],
             "smalls": [f"{s.colour.value} {self.grid.name(s.cell)} {_dir_text(s.direction)}" for s in self.smalls],
             "mines": [f"{m.bot} {self.grid.name(m.cell)}" for m in self.mines],
@@ -1453,8 +1712,14 @@ class IceArenaState(State):
             "pool": list(self.pool), "round": self.round, "stage": self.stage, "order": list(self.order),
             "rolls": list(self.rolls), "damage": list(self.damage), "turrets": list(self.turrets),
             "mover": self.mover, "draw_for": self.draw_for,
+            "tossing": list(self.tossing), "tosser": self.tosser,
             "ended": None if self.ended is None else self.ended.to_json(),
         }
+
+
+def _weapon_summary(w: Weapon) -> dict[str, Any]:
+    return {"name": w.name, "ct": w.ct, "range": w.reach, "specials": w.specials, "blocked": w.blocked,
+            **({"ct_ground_zero": MINE_GROUND_ZERO_CT} if w.name == "mines" else {})}
 
 
 def _sorted_colours(colours) -> tuple[Colour, ...]:
@@ -1475,7 +1740,7 @@ def _bot_to_json(b: Bot) -> dict[str, Any]:
             "cell": b.cell, "hits": b.hits, "corrosion": b.corrosion, "specials": b.specials,
             "ability_now": b.ability_now, "picks": None if b.picks is None else list(b.picks),
             "defend_roll": b.defend_roll, "move_roll": b.move_roll, "attack_dice": list(b.attack_dice),
-            "placed": b.placed, "added": b.added, "rearranged": b.rearranged}
+            "placed": b.placed, "added": b.added, "rearranged": b.rearranged, "damage_taken": b.damage_taken}
 
 
 def _bot_from_json(d: Mapping[str, Any]) -> Bot:
@@ -1484,7 +1749,7 @@ def _bot_from_json(d: Mapping[str, Any]) -> Bot:
                corrosion=d["corrosion"], specials=d["specials"], ability_now=d["ability_now"],
                picks=None if d["picks"] is None else tuple(d["picks"]), defend_roll=d["defend_roll"],
                move_roll=d["move_roll"], attack_dice=tuple(d["attack_dice"]), placed=d["placed"],
-               added=d["added"], rearranged=d["rearranged"])
+               added=d["added"], rearranged=d["rearranged"], damage_taken=d.get("damage_taken", 0))
 
 
 # --- set-up ----------------------------------------------------------------------------------------
@@ -1501,6 +1766,35 @@ def start_cells(grid: HexGrid, radius: int, num_players: int, bots_each: list[in
         near = sorted(grid.cells, key=lambda c: (grid.distance(c, centre), c))
         out.append(near[:n])
     return out
+
+
+def _box_pool(stashes: int, stacks: list[tuple[tuple[Pyramid, ...], tuple[Colour, ...]]],
+              arena: tuple[Colour, ...]) -> tuple[int, int, int, int]:
+    """The small pieces left in the box (per colour) once the bots (core, smalls with cap) and
+    the smalls in the arena are taken from `stashes` stashes of each colour; BuildError when
+    the box cannot hold that many of one kind."""
+    limit = stashes * PIECES_PER_SIZE_IN_STASH
+    used: dict[Pyramid, int] = {}
+    small_used = [0, 0, 0, 0]
+    for core, smalls in stacks:
+        for p in core:
+            used[p] = used.get(p, 0) + 1
+        for c in smalls:
+            small_used[_colour_key(c)] += 1
+    for c in arena:
+        small_used[_colour_key(c)] += 1
+    for p, n in used.items():
+        if n > limit:
+            raise BuildError(f"the bots use {n} {p} pieces; the box holds {limit}")
+    for i, n in enumerate(small_used):
+        if n > limit:
+            raise BuildError(f"bots and arena use {n} small {PLAYER_COLOURS[i].value}s; the box holds {limit}")
+    return (limit - small_used[0], limit - small_used[1], limit - small_used[2], limit - small_used[3])
+
+
+# Bot fields a position may set (`IceArena.position`'s `status`): this round's numbers so far.
+STATUS_FIELDS = ("specials", "hits", "corrosion", "ability_now", "picks", "defend_roll", "move_roll",
+                 "attack_dice", "placed", "added", "rearranged", "damage_taken")
 
 
 class IceArena(Game):
@@ -1546,24 +1840,8 @@ class IceArena(Game):
             if len(built) > 26:
                 raise BuildError(f"{seat_name(seat)} has more than 26 bots")
             teams.append(built)
-        # Every piece comes from the box: `stashes` stashes (5 of each size) per colour.
-        used = {}
-        for team in teams:
-            for core, spares in team:
-                for p in core:
-                    used[p] = used.get(p, 0) + 1
-        small_used = [0, 0, 0, 0]
-        for seat, team in enumerate(teams):
-            for _, spares in team:
-                for c in (*spares, colours[seat]):
-                    small_used[_colour_key(c)] += 1
-        limit = stashes * PIECES_PER_SIZE_IN_STASH
-        for p, n in used.items():
-            if n > limit:
-                raise BuildError(f"the bots use {n} {p} pieces; the box holds {limit}")
-        for i, n in enumerate(small_used):
-            if n > limit:
-                raise BuildError(f"the bots use {n} small {PLAYER_COLOURS[i].value}s; the box holds {limit}")
+        pool = _box_pool(stashes, [(core, (*spares, colours[seat])) for seat, team in enumerate(teams)
+                                   for core, spares in team], ())
         cells = start_cells(grid, radius, num_players, [len(t) for t in teams])
         positions = dict(options.get("positions", {}))
         bots = []
@@ -1581,9 +1859,121 @@ class IceArena(Game):
             raise GameError(f"positions for unknown bots: {', '.join(sorted(positions))}")
         if len({b.cell for b in bots}) != len(bots):
             raise GameError("two bots start on the same hex")
-        pool = tuple(limit - n for n in small_used)
         state = IceArenaState(num_players, radius, colours, tuple(bots), (), (), pool, 0, "misc")
         return state._enter("pick")._settle([])
+
+    def position(self, bots: Mapping[str, str], *, num_players: int | None = None, stage: str = "pick",
+                 round: int = 1, radius: int = DEFAULT_RADIUS, stashes: int = DEFAULT_STASHES,
+                 smalls: tuple[str, ...] | list[str] = (), mines: tuple[str, ...] | list[str] = (),
+                 status: Mapping[str, Mapping[str, Any]] | None = None) -> IceArenaState:
+        """A position as a table shows it, at the start of `stage` of round `round`.
+
+        This is how a position read off the table (or a test) enters the engine.
+
+        Args:
+            bots: bot id (seat number and letter, '2B') -> its stack bottom to top and its hex,
+                'red-L blue-M green-S red-S at 0,0'. Stack rules are checked, the pip budget is
+                not (bots grow in the misc phase).
+            num_players: seats at the table (default: the highest seat named).
+            stage: one of STAGES; the state is entered there, as the engine enters it, and
+                moved on to the first decision.
+            round: the round number.
+            radius, stashes: as the game's options.
+            smalls: small pieces in the arena, 'colour q,r' with a direction (E NE NW W SW SE
+                or up) for blues and optionally for reds and greens: 'blue 2,-1 NE', 'green 1,0 up'.
+            mines: mine tokens, 'bot q,r' ('1A 0,1').
+            status: bot id -> Bot fields for this round so far (STATUS_FIELDS), for example
+                {"1A": {"specials": 2, "attack_dice": (3, 9)}}. Mid-round stages default to
+                picks of no dice and the Ability of the bot's hex.
+
+        Raises:
+            GameError (BuildError for a bad stack) naming the bad input, or "impossible
+            position" with the broken invariants.
+        """
+        if stage not in STAGES:
+            raise GameError(f"unknown stage {stage!r} (one of {', '.join(STAGES)})")
+        seats = []
+        for bot_id in bots:
+            _bot_word(bot_id)
+            seats.append(int(bot_id[:-1]) - 1)
+        if num_players is None:
+            num_players = max(seats, default=0) + 1
+        self.check_player_count(num_players)
+        if any(seat < 0 or seat >= num_players for seat in seats):
+            raise GameError(f"bot ids {', '.join(bots)} name seats beyond {num_players} players")
+        if not isinstance(radius, int) or not 2 <= radius <= 10:
+            raise GameError(f"radius {radius!r} out of range (2-10)")
+        grid = hex_grid(radius)
+        colours = PLAYER_COLOURS[:num_players]
+        built = []
+        for bot_id, text in bots.items():
+            stack, sep, where = text.rpartition(" at ")
+            if not sep:
+                raise GameError(f"bot {bot_id}: {text!r} should read 'stack at q,r'")
+            seat = int(bot_id[:-1]) - 1
+            core, spares = parse_build(stack, colours[seat])
+            try:
+                cell = grid.parse(where)
+            except ValueError as exc:
+                raise GameError(f"bot {bot_id}: {exc}") from None
+            built.append(Bot(bot_id, seat, core, spares, cell))
+        pieces = []
+        for text in smalls:
+            words = text.split()
+            if len(words) not in (2, 3):
+                raise GameError(f"small piece {text!r} should read 'colour q,r [direction]'")
+            try:
+                colour = _colour_word(words[0])
+                cell = grid.parse(words[1])
+                direction = _direction_word(words[2]) if len(words) == 3 else None
+            except ValueError as exc:
+                raise GameError(f"small piece {text!r}: {exc}") from None
+            if colour is Colour.BLUE and len(words) != 3:
+                raise GameError(f"small blue {text!r} needs a direction (or up)")
+            if colour is Colour.YELLOW and direction is not None:
+                raise GameError(f"small yellow {text!r} faces upward")
+            pieces.append(Small(cell, colour, direction))
+        tokens = []
+        for text in mines:
+            words = text.split()
+            if len(words) != 2:
+                raise GameError(f"mine {text!r} should read 'bot q,r'")
+            try:
+                tokens.append(Mine(grid.parse(words[1]), words[0]))
+            except ValueError as exc:
+                raise GameError(f"mine {text!r}: {exc}") from None
+        pool = _box_pool(stashes, [(b.core, (*b.spares, colours[b.owner])) for b in built],
+                         tuple(p.colour for p in pieces))
+        mid_round = stage != "pick"
+        changed = []
+        for b in built:
+            fields = dict((status or {}).get(b.id, {}))
+            unknown = set(fields) - set(STATUS_FIELDS)
+            if unknown:
+                raise GameError(f"status of {b.id}: unknown field(s) {', '.join(sorted(unknown))} "
+                                f"(known: {', '.join(STATUS_FIELDS)})")
+            if "attack_dice" in fields:
+                fields["attack_dice"] = tuple(sorted(fields["attack_dice"]))
+            if "picks" in fields and fields["picks"] is not None:
+                fields["picks"] = tuple(fields["picks"])
+            if mid_round:
+                fields.setdefault("picks", (0, 0, 0, 0))
+            changed.append(replace(b, **fields))
+        unknown = set((status or {})) - set(bots)
+        if unknown:
+            raise GameError(f"status for unknown bots: {', '.join(sorted(unknown))}")
+        state = IceArenaState(num_players, radius, colours, tuple(changed), tuple(sorted(pieces)),
+                              tuple(sorted(tokens)), pool, round - 1 if stage == "pick" else round, "misc")
+        if mid_round:
+            state = replace(state, bots=tuple(
+                b if "ability_now" in (status or {}).get(b.id, {}) else replace(b, ability_now=state.ability_at_hex(b))
+                for b in state.bots))
+        problems = state.invariant_violations()
+        problems += [f"{b.id} has {len(b.attack_dice)} attack dice out of range" for b in state.bots
+                     if any(not 1 <= v <= 10 for v in b.attack_dice)]
+        if problems:
+            raise GameError("impossible position: " + "; ".join(problems))
+        return state._enter(stage)._settle([])
 
     def parse_action(self, text: str) -> IceArenaAction:
         return parse_action(text)
@@ -1602,6 +1992,7 @@ class IceArena(Game):
                 pool=tuple(data["pool"]), round=data["round"], stage=data["stage"],
                 order=tuple(data["order"]), rolls=tuple(data["rolls"]), damage=tuple(data["damage"]),
                 turrets=tuple(data["turrets"]), mover=data["mover"], draw_for=data["draw_for"],
+                tossing=tuple(data.get("tossing", ())), tosser=data.get("tosser"),
                 ended=None if ended is None else Outcome(ended["termination"], tuple(ended["winners"]),
                                                          None if ended["scores"] is None else tuple(ended["scores"])))
         except (KeyError, TypeError, ValueError) as exc:

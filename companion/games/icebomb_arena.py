@@ -409,6 +409,10 @@ class IcebombState(State):
             out = [Forfeit(p, q.size) for q in dict.fromkeys(hand)]
         return out
 
+    def is_secret(self, action: IcebombAction) -> bool:
+        # Bids are hidden in hand and plans under the hands until everyone reveals.
+        return isinstance(action, (Bid, Plan))
+
     def illegal_reason(self, action: IcebombAction) -> str | None:
         phase, kind = self.phase, type(action)
         if phase == Phase.OVER:

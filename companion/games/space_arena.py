@@ -690,6 +690,11 @@ class ArenaState(State):
                     out.append((target, self.step + step))
         return out
 
+    def is_secret(self, action: ArenaAction) -> bool:
+        # Designs, speed plans and fire orders are chosen in secret; a hold closes a
+        # player's orders, so showing it would tell the table how many shots were ordered.
+        return isinstance(action, (Design, Plan, Fire, Hold))
+
     def illegal_reason(self, action: ArenaAction) -> str | None:
         phase, kind = self.phase, type(action)
         if phase == Phase.OVER:

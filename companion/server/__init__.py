@@ -3,14 +3,16 @@
 `create_app(test_config)` builds it (after the Flask tutorial). The app holds a
 `SessionHub` (the game in play) and optionally runs a feed (the demo replay or
 the camera pipeline) that pushes recognised play into the hub. Templates and
-static files live in the repository's `web/` folder.
+static files live in the repository's `web/` folder (see `web_folder`).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import secrets
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,9 +23,29 @@ from werkzeug.exceptions import HTTPException
 from companion.server import access, diagrams
 from companion.session import SessionHub, SourceRunner
 
-WEB = Path(__file__).resolve().parent.parent.parent / "web"
+#: Where an installed wheel puts web/ (pyproject's data-files), relative to the install prefix.
+WEB_DATA = Path("share") / "icehouse-companion" / "web"
 
-log = logging.getLogger("companion.server")
+
+def web_folder(module_file: str | Path | None = None, prefix: str | Path | None = None) -> Path:
+    """The folder with the page's templates/ and static/.
+
+    $COMPANION_WEB when set; else the checkout's web/ (running from the repository or an
+    editable install); else <prefix>/share/icehouse-companion/web, where a wheel installs
+    it, found from this package's own place (site-packages sits in <prefix>/lib/pythonX.Y/)
+    or from sys.prefix. `module_file` and `prefix` stand in for this file and sys.prefix.
+    """
+    here = Path(module_file or __file__).resolve()
+    candidates = [Path(os.environ["COMPANION_WEB"])] if os.environ.get("COMPANION_WEB") else []
+    candidates.append(here.parents[2] / "web")
+    if len(here.parents) > 5:
+        candidates.append(here.parents[5] / WEB_DATA)
+    candidates.append(Path(prefix or sys.prefix) / WEB_DATA)
+    for folder in candidates:
+        if (folder / "templates" / "index.html").is_file():
+            return folder
+    tried = ", ".join(str(c) for c in candidates)
+    raise RuntimeError(f"the page's web/ folder is missing (looked in {tried}); set COMPANION_WEB")
 
 
 def is_loopback_host(host: str) -> bool:
@@ -43,7 +65,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     SessionHub), SOURCE (a feed to run), RESUME (game id, or True for the newest),
     SSE_HEARTBEAT and SSE_MAX_SECONDS (seconds).
     """
-    app = Flask(__name__, template_folder=str(WEB / "templates"), static_folder=str(WEB / "static"),
+    web = web_folder()
+    app = Flask(__name__, template_folder=str(web / "templates"), static_folder=str(web / "static"),
                 static_url_path="/static")
     app.config.from_mapping(
         SECRET_KEY=secrets.token_hex(32),

@@ -16,13 +16,12 @@ from companion.journal import JournalError, JournalFullError, list_games
 from companion.records import RecordError, RecordHeader
 from companion.server.access import ApiError, csrf_token, host_only
 from companion.server.views import player_view
-from companion.session import NoGameError, SeatError, SessionError, SessionHub
+from companion.session import A1_CORNERS, NoGameError, SeatError, SessionError, SessionHub
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 MAX_TEXT = 300
 MAX_PLAYERS = 10
-A1_CORNERS = ("near-left", "near-right", "far-left", "far-right")
 
 
 def hub() -> SessionHub:
@@ -255,6 +254,28 @@ def import_record():
     current_app.extensions["companion_stop_feed"]()
     session = hub().import_record(data["record"].splitlines())
     return _changed({"game_id": session.game_id})
+
+
+@bp.get("/calibration")
+@host_only
+def calibration():
+    """What the set-up's calibration step shows: the camera picture's state and the a1 corner."""
+    frame, when = hub().frame()
+    session = hub().session
+    corner = None if session is None else session.snapshot().extra.get("a1_corner", "near-left")
+    return jsonify({"has_frame": frame is not None, "frame_time": when if frame is not None else None,
+                    "source": hub().source_description, "a1_corner": corner, "corners": list(A1_CORNERS)})
+
+
+@bp.post("/calibration")
+@host_only
+@game_errors("a1_corner")
+def set_calibration():
+    data = body({"a1_corner": str}, ("a1_corner",))
+    if data["a1_corner"] not in A1_CORNERS:
+        raise ApiError(400, f"'a1_corner' must be one of {', '.join(A1_CORNERS)}", "a1_corner")
+    _session().set_a1_corner(data["a1_corner"])
+    return _changed({"a1_corner": data["a1_corner"]})
 
 
 @bp.get("/saved")

@@ -19,9 +19,16 @@ DEFAULT_PORT = 8765
 
 
 def default_data_dir() -> Path:
-    """Where journals go unless --data-dir says otherwise."""
+    """Where journals go unless --data-dir says otherwise.
+
+    $COMPANION_DATA when set; else, under the project's scripts (which set
+    $COMPANION_CACHE to the checkout's .cache/), $COMPANION_CACHE/games, so a run
+    from a checkout leaves the user's home alone; else the XDG data folder.
+    """
     if os.environ.get("COMPANION_DATA"):
         return Path(os.environ["COMPANION_DATA"])
+    if os.environ.get("COMPANION_CACHE"):
+        return Path(os.environ["COMPANION_CACHE"]) / "games"
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "icehouse-companion" / "games"
 

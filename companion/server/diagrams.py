@@ -233,6 +233,178 @@ def board_svg(game: str, summary: Mapping[str, Any], state: Any = None) -> str:
     return _svg(200, 60, [_text(100, 30, f"no diagram for {game}")], game)
 
 
+# ---- a position as the camera saw it ----------------------------------------------------------
+
+#: Compass angle of the six hex directions on the pointy-top hex drawing (E is +x).
+_HEX_ANGLE = {"E": 90, "NE": 30, "NW": 330, "W": 270, "SW": 210, "SE": 150}
+
+
+def observed_position(observation: Any) -> dict[str, Any] | None:
+    """The seen position in a verdict's observation: `Observation.to_json()`'s "position",
+    directly or under "observation"; None when the observation holds none."""
+    if not isinstance(observation, Mapping):
+        return None
+    for holder in (observation, observation.get("observation")):
+        if isinstance(holder, Mapping):
+            position = holder.get("position")
+            if isinstance(position, Mapping) and ("cells" in position or "towers" in position):
+                return dict(position)
+    return None
+
+
+def cells_of_items(items: Sequence[str]) -> dict[str, list[str]]:
+    """Item texts ('red-L N @d4', 'pawn @c3', 'blue-M U @e2#1') grouped by where they are."""
+    cells: dict[str, list[tuple[int, str]]] = {}
+    for item in items:
+        what, _, where = str(item).rpartition(" @")
+        if not what:
+            continue
+        where, _, level = where.partition("#")
+        cells.setdefault(where, []).append((int(level) if level.isdigit() else 0, what))
+    return {where: [w for _, w in sorted(found)] for where, found in sorted(cells.items())}
+
+
+def _token(cx: float, cy: float, text: str, scale: float, hex_board: bool) -> str:
+    """One seen object drawn from its text: a pyramid ('red-L N', 'blue-S U'), pawn, bead or die."""
+    words = text.split()
+    head = words[0] if words else "?"
+    tip = f"<title>{escape(text)}</title>"
+    if head == "pawn":
+        return f'<circle class="pawn" cx="{cx:.1f}" cy="{cy:.1f}" r="{9 * scale:.1f}">{tip}</circle>'
+    if head == "bead":
+        return f'<circle class="bead" cx="{cx:.1f}" cy="{cy:.1f}" r="{6 * scale:.1f}">{tip}</circle>'
+    if head.startswith("d") and head[1:2].isdigit():
+        value = head.partition("=")[2] or "?"
+        side = 14 * scale
+        return (f'<g>{tip}<rect class="die" x="{cx - side / 2:.1f}" y="{cy - side / 2:.1f}" width="{side:.1f}" '
+                f'height="{side:.1f}" rx="3"/></g>' + _text(cx, cy, value, int(9 * scale) or 8, "die-label"))
+    colour, _, size = head.partition("-")
+    pose = words[1] if len(words) > 1 else "U"
+    span = {"S": 14, "M": 20, "L": 26}.get(size, 18) * scale
+    facing = None if pose in ("U", "?") else pose
+    if facing and hex_board:
+        angle = _HEX_ANGLE.get(facing, 0)
+        facing = next((d for d, a in _DIRECTION_ANGLE.items() if a == angle), None)
+        if facing is None:  # 30-degree hex directions have no compass name: rotate by hand
+            return (f'<g transform="rotate({angle} {cx:.1f} {cy:.1f})">'
+                    + _pyramid(cx, cy, span, COLOUR_FILL.get(colour, "#888"), None, title=text) + "</g>")
+    return _pyramid(cx, cy, span, COLOUR_FILL.get(colour, "#888"), facing, title=text)
+
+
+def _offsets(n: int, spread: float) -> list[tuple[float, float]]:
+    if n <= 1:
+        return [(0.0, 0.0)] * n
+    return [(spread * math.cos(2 * math.pi * k / n), spread * math.sin(2 * math.pi * k / n)) for k in range(n)]
+
+
+def _square_dims(game: str, summary: Mapping[str, Any]) -> tuple[int, int]:
+    if game == "zamboni-wars":
+        return 6, 6
+    text = str(summary.get("arena", "8x8"))
+    try:
+        dims = [int(x) for x in text.split("x")]
+        return dims[0], dims[1]
+    except (ValueError, IndexError):
+        return 8, 8
+
+
+def _square_cell(name: str, files: int, ranks: int) -> tuple[float, float] | None:
+    name = name.split("h")[0] if "h" in name[1:] else name  # ARENA tiles may carry a height
+    if len(name) < 2 or not name[0].isalpha() or not name[1:].isdigit():
+        return None
+    file, rank = ord(name[0].lower()) - ord("a"), int(name[1:])
+    if not (0 <= file < files and 1 <= rank <= ranks):
+        return None
+    return _cell_xy(name[0] + name[1:], ranks)
+
+
+def position_svg(game: str, position: Mapping[str, Any], summary: Mapping[str, Any],
+                 differing: set[str] | frozenset[str] = frozenset(), label: str = "position",
+                 radius: int = 4) -> str:
+    """A position in the camera's vocabulary, on the game's board, with `differing` cells outlined.
+
+    `position` is an observation's position: {"cells": {cell: [texts bottom to top]}, "zones":
+    {seat: [texts]}, "table": [texts]}, or for IceTowers {"towers": [[[colour, size], ...]], "free": [...]}.
+    """
+    if game == "icetowers" or "towers" in position:
+        return _towers_svg(position, label)
+    cells: Mapping[str, Sequence[str]] = position.get("cells") or {}
+    zones: Mapping[str, Sequence[str]] = position.get("zones") or {}
+    body: list[str] = []
+    if game == "ice-arena":
+        size = 16.0
+        extent_x = size * math.sqrt(3) * (radius + 0.5) + MARGIN
+        extent_y = size * 1.5 * radius + size + MARGIN
+
+        def centre(q: int, r: int) -> tuple[float, float]:
+            return size * math.sqrt(3) * (q + r / 2) + extent_x, size * 1.5 * r + extent_y
+
+        def hex_points(cx: float, cy: float) -> str:
+            return " ".join(f"{cx + size * math.cos(math.radians(60 * k + 30)):.1f},"
+                            f"{cy + size * math.sin(math.radians(60 * k + 30)):.1f}" for k in range(6))
+
+        for q in range(-radius, radius + 1):
+            for r in range(max(-radius, -q - radius), min(radius, -q + radius) + 1):
+                cls = "hex diff" if f"{q},{r}" in differing else "hex"
+                body.append(f'<polygon class="{cls}" points="{hex_points(*centre(q, r))}"/>')
+        for cell, items in cells.items():
+            try:
+                q, r = (int(v) for v in str(cell).split(",")[:2])
+            except ValueError:
+                continue
+            cx, cy = centre(q, r)
+            for (dx, dy), item in zip(_offsets(len(items), 5), items):
+                body.append(_token(cx + dx, cy + dy, item, 0.6, True))
+        width, height = 2 * extent_x, 2 * extent_y
+    else:
+        files, ranks = _square_dims(game, summary)
+        body = _grid(files, ranks, thick_every=3 if game == "zamboni-wars" else None)
+        for cell in differing:
+            xy = _square_cell(cell, files, ranks)
+            if xy:
+                body.append(f'<rect class="diff" x="{xy[0] + 1}" y="{xy[1] + 1}" width="{CELL - 2}" '
+                            f'height="{CELL - 2}"><title>differs at {escape(cell)}</title></rect>')
+        for cell, items in cells.items():
+            xy = _square_cell(str(cell), files, ranks)
+            if xy is None:
+                continue
+            for (dx, dy), item in zip(_offsets(len(items), 7), items):
+                body.append(_token(xy[0] + CELL / 2 + dx, xy[1] + CELL / 2 + dy, item, 0.9, False))
+        width, height = 2 * MARGIN + files * CELL, 2 * MARGIN + ranks * CELL
+    if zones:
+        y = height + 4
+        for seat, items in sorted(zones.items()):
+            cls = "zone diff" if seat in differing else "zone"
+            body.append(f'<rect class="{cls}" x="{MARGIN - 4}" y="{y:.1f}" width="{width - 2 * MARGIN + 8:.1f}" '
+                        f'height="28" rx="4"/>')
+            body.append(_text(MARGIN + 4, y + 14, seat, 10, "coord", "start"))
+            for k, item in enumerate(items):
+                body.append(_token(MARGIN + 40 + k * 24, y + 14, item, 0.8, game == "ice-arena"))
+            y += 32
+        height = y
+    return _svg(width, height, body, label)
+
+
+def _towers_svg(position: Mapping[str, Any], label: str) -> str:
+    towers = [t for t in position.get("towers", []) if isinstance(t, list)]
+    free = [f for f in position.get("free", []) if isinstance(f, list)]
+    stacks = towers + [[f] for f in free]
+    width = max(1, len(stacks)) * 60 + 2 * MARGIN
+    height = 150
+    body = [f'<rect class="table" x="0" y="0" width="{width}" height="{height}" rx="8"/>']
+    for i, stack in enumerate(stacks):
+        cx, y = MARGIN + 30 + i * 60, height - 24.0
+        for piece in stack:
+            colour, size = (list(piece) + ["?", "?"])[:2]
+            w = {"L": 44, "M": 34, "S": 24}.get(str(size), 28)
+            h = {"L": 26, "M": 21, "S": 16}.get(str(size), 18)
+            body.append(f'<polygon class="pyr" fill="{COLOUR_FILL.get(str(colour), "#888")}" points="{cx - w / 2},{y} '
+                        f'{cx + w / 2},{y} {cx},{y - h}"><title>{escape(f"{colour}-{size}")}</title></polygon>')
+            y -= h * 0.55
+        body.append(_text(cx, height - 10, "tower" if i < len(towers) else "free", 9, "coord"))
+    return _svg(width, height, body, label)
+
+
 # ---- charts ------------------------------------------------------------------------------------
 
 def line_chart(title: str, xs: Sequence[Any], series: Mapping[str, Sequence[float | None]],

@@ -7,8 +7,12 @@ from flask import Blueprint, Response, current_app, redirect, render_template, r
 
 from companion.games import game_names, get_game
 from companion.server.access import ApiError, check_join_token, csrf_token, host_only, is_host
+from companion.session import A1_CORNERS
 
 bp = Blueprint("pages", __name__)
+
+#: The a1 corner choices as the set-up page words them, seen from the camera.
+CORNER_NAMES = tuple(zip(A1_CORNERS, ("near left (default)", "near right", "far left", "far right")))
 
 
 def _hub():
@@ -28,7 +32,12 @@ def index():
 @host_only
 def setup():
     games = [get_game(n) for n in game_names()]
-    return render_template("setup.html", games=games, csrf=csrf_token(), host=True)
+    hub = _hub()
+    session = hub.session
+    corner = "near-left" if session is None else session.snapshot().extra.get("a1_corner", "near-left")
+    return render_template("setup.html", games=games, csrf=csrf_token(), host=True,
+                           has_frame=hub.frame()[0] is not None, source=hub.source_description,
+                           corners=CORNER_NAMES, corner=corner, in_play=session is not None)
 
 
 @bp.get("/p/<token>")

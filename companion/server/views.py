@@ -13,13 +13,15 @@ from typing import Any
 
 from flask import render_template
 
-from companion.games import get_game
-from companion.games.base import CHANCE, SIMULTANEOUS, TERMINAL, seat_name
+from companion.games import GameError, get_game
+from companion.games.base import CHANCE, SIMULTANEOUS, TERMINAL, State, seat_name
 from companion.server import diagrams
-from companion.session import SessionHub, Snapshot
+from companion.session import SessionHub, Snapshot, VerdictItem
 
 #: Most legal actions offered as buttons; beyond it the page offers a filtered list.
 MAX_CHOICES = 400
+#: Open verdicts (newest first) drawn as expected-vs-seen diagrams; older ones are text only.
+MAX_COMPARED = 6
 
 
 # ---- per-game panels ---------------------------------------------------------------------------
@@ -167,6 +169,74 @@ def predicted_next(snapshot: Snapshot) -> dict[str, Any] | None:
     return {"action": str(actions[0]), "effects": state.preview(actions[0])}
 
 
+# ---- expected vs seen ------------------------------------------------------------------------------
+
+def _split_zones(cells: dict[str, list[str]]) -> dict[str, Any]:
+    """An item grouping as a position: seat zones ('P1') apart from board cells."""
+    zones = {k: v for k, v in cells.items() if k[:1] == "P" and k[1:].isdigit()}
+    return {"cells": {k: v for k, v in cells.items() if k not in zones}, "zones": zones}
+
+
+def _differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> set[str]:
+    out = set()
+    for part in ("cells", "zones"):
+        left, right = a.get(part) or {}, b.get(part) or {}
+        for key in set(left) | set(right):
+            if sorted(left.get(key, [])) != sorted(right.get(key, [])):
+                out.add(str(key))
+    return out
+
+
+def _after(state: State, text: str) -> State | None:
+    try:
+        return state.apply(text)
+    except GameError:
+        return None
+
+
+def compare(snapshot: Snapshot, verdict: VerdictItem) -> dict[str, str] | None:
+    """Two small diagrams for a verdict: the engine's expected position beside the seen one.
+
+    With a camera observation, the seen side is what the camera saw (in its own vocabulary:
+    pawns, beads, pyramids by colour and size); the expected side is the referee's expected
+    items when the observation carries them (then differing cells are outlined on both), else
+    the engine's diagram of the position when the verdict was given. Without one, when the seen
+    action is legal there, the two sides are the engine's positions after the seen action and
+    after the first fix. None when there is nothing to draw.
+    """
+    game = snapshot.header.game
+    states = snapshot.states
+    base = states[verdict.at] if verdict.at is not None and 0 <= verdict.at < len(states) else snapshot.state
+    radius = int(getattr(base, "radius", 4) or 4)
+    seen = diagrams.observed_position(verdict.observation)
+    if seen is not None:
+        summary = base.summary()
+        obs = verdict.observation
+        expected_items = obs.get("expected") if isinstance(obs, Mapping) else None
+        if isinstance(expected_items, Mapping) and "cells" in expected_items:
+            expected = dict(expected_items)
+        elif isinstance(expected_items, list) and "cells" in seen:
+            expected = _split_zones(diagrams.cells_of_items([str(x) for x in expected_items]))
+        else:
+            return {"expected": diagrams.board_svg(game, summary, base), "expected_label": "expected (the engine)",
+                    "seen": diagrams.position_svg(game, seen, summary, label="seen by the camera", radius=radius),
+                    "seen_label": "seen by the camera"}
+        differing = _differing(expected, seen)
+        return {"expected": diagrams.position_svg(game, expected, summary, differing, "expected", radius),
+                "expected_label": "expected (the engine)",
+                "seen": diagrams.position_svg(game, seen, summary, differing, "seen by the camera", radius),
+                "seen_label": "seen by the camera"}
+    seen_state = _after(base, verdict.seen)
+    if seen_state is None:
+        return None
+    expected_state = next((s for s in (_after(base, f) for f in verdict.fixes if f != verdict.seen)
+                           if s is not None), base)
+    return {"expected": diagrams.board_svg(game, expected_state.summary(), expected_state),
+            "expected_label": "expected (the engine)",
+            "seen": diagrams.board_svg(game, seen_state.summary(), seen_state),
+            "seen_label": f"as seen: {verdict.seen}"}
+
+
 class ViewCache:
     """Builds the public view once per hub version, whoever asks first."""
 
@@ -176,6 +246,7 @@ class ViewCache:
         self._key: Any = None
         self._view: dict[str, Any] | None = None
         self._summaries: dict[tuple[str, int], Mapping[str, Any]] = {}
+        self._compared: dict[tuple[str, int, int], dict[str, str] | None] = {}
 
     def public(self) -> dict[str, Any]:
         with self._lock:
@@ -198,6 +269,19 @@ class ViewCache:
             out.append(self._summaries[key])
         if len(self._summaries) > 20000:
             self._summaries.clear()
+        return out
+
+    def _comparisons(self, snapshot: Snapshot) -> dict[int, dict[str, str]]:
+        # Keyed by the game's version, so camera frames (which bump only the hub) reuse them.
+        out = {}
+        for verdict in list(reversed(snapshot.verdicts))[:MAX_COMPARED]:
+            key = (snapshot.game_id, snapshot.version, verdict.id)
+            if key not in self._compared:
+                self._compared[key] = compare(snapshot, verdict)
+            if self._compared[key] is not None:
+                out[verdict.id] = self._compared[key]
+        if len(self._compared) > 200:
+            self._compared = {k: v for k, v in self._compared.items() if k[1] == snapshot.version}
         return out
 
     def _build(self, snapshot: Snapshot | None) -> dict[str, Any]:
@@ -226,12 +310,14 @@ class ViewCache:
             "log_count": len(snapshot.log),
             "last_seq": snapshot.log[-1].seq if snapshot.log else None,
             "verdict_ids": [v.id for v in snapshot.verdicts],
+            "a1_corner": snapshot.extra.get("a1_corner", "near-left"),
         }
         view["html"] = {
             "board": diagrams.board_svg(game.name, summary, state),
             "panels": render_template("partials/panels.html", panel=panel, view=view),
             "log": render_template("partials/log.html", log=list(reversed(snapshot.log[-300:]))),
-            "verdicts": render_template("partials/verdicts.html", verdicts=snapshot.verdicts),
+            "verdicts": render_template("partials/verdicts.html", verdicts=snapshot.verdicts,
+                                        compared=self._comparisons(snapshot)),
             "charts": "".join(charts_svg(game.name, summaries)),
             "faults": render_template("partials/faults.html", faults=base["faults"], error=snapshot.last_error),
             "status": render_template("partials/status.html", view=view),

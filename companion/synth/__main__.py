@@ -24,7 +24,8 @@ def cmd_dataset(args) -> int:
     games = tuple(args.games.split(",")) if args.games else None
     kwargs = {"games": games} if games else {}
     summary = write_dataset(args.out, args.count, seed=args.seed, width=args.size[0], height=args.size[1],
-                            workers=args.workers, scheme=get_scheme(args.scheme), progress=not args.quiet, **kwargs)
+                            workers=args.workers, scheme=get_scheme(args.scheme), progress=not args.quiet,
+                            item_timeout=args.item_timeout or None, **kwargs)
     print(json.dumps(summary))
     return 0
 
@@ -112,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=_size, default=(640, 480))
     p.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
     p.add_argument("--scheme", default="colour-size-pose")
+    p.add_argument("--item-timeout", type=float, default=60.0,
+                   help="seconds after which an item is abandoned and its worker replaced (0: no limit)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_dataset)
     p = sub.add_parser("relabel", help="rewrite a dataset's label files from its sidecars")

@@ -1,8 +1,10 @@
-"""Minimal drawing geometry of the playing surfaces: chessboards, Martian Coasters, hex boards.
+"""Playing surfaces as they lie on the table: chessboards, Martian Coasters, hex boards.
 
-Only what a scene needs: where a cell is on the table, which cell a point falls in, and which
-compass heading a board direction has. World origin is the outer corner of the a1 cell (square
-boards) or the centre cell (hex boards); +y is north (towards higher ranks).
+Cells, their names, the hex directions and the coaster arrows come from the shared board geometry
+(`companion.boards`: `square`, `coasters`, `hexgrid`); this module adds only what drawing needs:
+sizes in millimetres, borders and thickness, where each cell lies on the table, and outlines.
+World origin is the outer corner of the a1 cell (square boards) or the centre hex (hex boards);
++x is east, +y is north (towards higher ranks).
 """
 
 from __future__ import annotations
@@ -10,19 +12,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from companion.pieces import Direction
+from companion.boards.coasters import QUADRANTS, CoasterBoard, Quadrant, martian_coasters
+from companion.boards.hexgrid import HEX_DIRECTIONS, HexDirection, HexGrid, hex_grid
+from companion.boards.square import Cell, SquareGrid, square_grid
+from companion.pieces import Colour, Direction
 
-# The Martian Coasters 6x6 layout from ../shared/rules/equipment.md, top row (rank 6) first:
-# the exits allowed from each square (U=north, R=east, D=south, L=west).
-COASTER_EXITS = (
-    ("RDL", "URDL", "URL", "UDL", "URL", "UDL"),
-    ("UDL", "UDL", "RDL", "URD", "URL", "URDL"),
-    ("RDL", "URL", "UDL", "URL", "UDL", "URD"),
-    ("UDL", "URD", "RDL", "URD", "RDL", "URL"),
-    ("URDL", "RDL", "UDL", "URL", "URD", "URD"),
-    ("URD", "RDL", "URD", "RDL", "URDL", "URL"),
-)
-EXIT_LETTERS = {"U": Direction.N, "R": Direction.E, "D": Direction.S, "L": Direction.W}
+SQRT3 = math.sqrt(3)
+# The order of `coaster_colours` in a scene's state: near-left, near-right, far-left, far-right
+# (as `companion.vision.locate.BoardSpec` counts coasters).
+COASTER_ORDER = (Quadrant.BOTTOM_LEFT, Quadrant.BOTTOM_RIGHT, Quadrant.TOP_LEFT, Quadrant.TOP_RIGHT)
 
 
 @dataclass(frozen=True)
@@ -30,7 +28,8 @@ class SquareBoard:
     """A square grid of `files` x `ranks` cells of `cell_mm`, with a play area inside it.
 
     The play area (`area`: first file, first rank, files, ranks, 0-based in the full grid) is where
-    cell names are counted from: the 6x6 and 4x8 Icebomb arenas are parts of a chessboard.
+    cell names are counted from: the 6x6 and 4x8 Icebomb arenas are parts of a chessboard. A
+    Martian Coasters board (`kind` "coasters") carries its `layout`: arrows and coaster colours.
     """
 
     kind: str  # "chessboard" or "coasters"
@@ -40,6 +39,12 @@ class SquareBoard:
     border_mm: float
     thickness_mm: float
     area: tuple[int, int, int, int]
+    layout: CoasterBoard | None = None
+
+    @property
+    def grid(self) -> SquareGrid:
+        """The play area's grid: cell numbers and names as the rules engines use them."""
+        return self.layout.grid if self.layout is not None else square_grid(self.area[2], self.area[3])
 
     @property
     def width_mm(self) -> float:
@@ -54,16 +59,21 @@ class SquareBoard:
         return self.width_mm / 2, self.depth_mm / 2
 
     def cell_name(self, file: int, rank: int) -> str:
-        return f"{chr(ord('a') + file)}{rank + 1}"
+        """Name of play-area cell (file, rank), 0-based within the area."""
+        return self.grid.name(self.grid.cell(file, rank))
 
     def area_cells(self) -> list[tuple[int, int]]:
         """0-based (file, rank) of every play-area cell, counted within the area."""
-        return [(f, r) for r in range(self.area[3]) for f in range(self.area[2])]
+        return [self.grid.coords(cell) for cell in self.grid.cells]
 
     def cell_centre(self, file: int, rank: int) -> tuple[float, float]:
         """Centre of play-area cell (file, rank), in world millimetres."""
         f0, r0 = self.area[0], self.area[1]
         return (f0 + file + 0.5) * self.cell_mm, (r0 + rank + 0.5) * self.cell_mm
+
+    def centre_of(self, cell: Cell) -> tuple[float, float]:
+        """Centre of a play-area cell given as the grid's cell number."""
+        return self.cell_centre(*self.grid.coords(cell))
 
     def cell_at(self, x: float, y: float) -> str | None:
         """Name of the play-area cell containing (x, y), or None off the play area."""
@@ -74,6 +84,7 @@ class SquareBoard:
         return None
 
     def heading(self, direction: Direction) -> float:
+        """Compass heading on the table of a board direction (north is towards higher ranks)."""
         return float(direction.degrees)
 
     def area_corners(self) -> list[tuple[float, float]]:
@@ -88,25 +99,29 @@ class SquareBoard:
         return [(-b, -b), (self.width_mm + b, -b), (self.width_mm + b, self.depth_mm + b), (-b, self.depth_mm + b)]
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "files": self.files, "ranks": self.ranks, "cell_mm": round(self.cell_mm, 3),
-                "border_mm": round(self.border_mm, 3), "thickness_mm": round(self.thickness_mm, 3),
-                "area": {"first_file": self.area[0], "first_rank": self.area[1], "files": self.area[2],
-                         "ranks": self.area[3]}}
+        out = {"kind": self.kind, "files": self.files, "ranks": self.ranks, "cell_mm": round(self.cell_mm, 3),
+               "border_mm": round(self.border_mm, 3), "thickness_mm": round(self.thickness_mm, 3),
+               "area": {"first_file": self.area[0], "first_rank": self.area[1], "files": self.area[2],
+                        "ranks": self.area[3]}}
+        if self.layout is not None:
+            out["coasters"] = {q.value: {"colour": self.layout.colour(q).value, "rotation": self.layout.rotation(q)}
+                               for q in QUADRANTS}
+        return out
 
 
-# Pointy-top hexes: axial step (dq, dr) -> (name, compass heading).
-HEX_DIRECTIONS = {
-    (1, 0): ("E", 90.0), (0, 1): ("NE", 30.0), (-1, 1): ("NW", 330.0),
-    (-1, 0): ("W", 270.0), (0, -1): ("SW", 210.0), (1, -1): ("SE", 150.0),
-}
+def coasters_board(cell_mm: float, thickness_mm: float, colours: tuple[Colour, ...]) -> SquareBoard:
+    """The Martian Coasters in the standard set-up (dots at the centre), coloured in `COASTER_ORDER`."""
+    layout = martian_coasters(colours=dict(zip(COASTER_ORDER, colours)))
+    return SquareBoard("coasters", 6, 6, cell_mm, 0.0, thickness_mm, (0, 0, 6, 6), layout)
 
 
 @dataclass(frozen=True)
 class HexBoard:
-    """A hexagon of pointy-top hexes with `radius` rings round the centre.
+    """A hexagon of pointy-top hexes with `radius` rings round the centre hex.
 
-    Internally (q, r) has r growing north; cell names follow `companion.boards.hexgrid`, whose r grows
-    towards the bottom edge as drawn: name(q, r) is 'q+r,-r', so the direction names agree.
+    Cells, names and directions are those of `companion.boards.hexgrid.hex_grid(radius)`, whose
+    axial r grows towards the south edge: a hex's centre is at x = sqrt(3) h (q + r/2), y = -1.5 h r
+    for `hex_mm` h (centre to corner).
     """
 
     radius: int
@@ -115,32 +130,42 @@ class HexBoard:
     thickness_mm: float
     kind: str = "hex"
 
-    def cells(self) -> list[tuple[int, int]]:
-        n = self.radius
-        return [(q, r) for r in range(-n, n + 1) for q in range(-n, n + 1) if abs(q + r) <= n]
+    @property
+    def grid(self) -> HexGrid:
+        return hex_grid(self.radius)
 
-    @staticmethod
-    def cell_name(q: int, r: int) -> str:
-        return f"{q + r},{-r}"
+    def cells(self) -> range:
+        return self.grid.cells
 
-    def cell_centre(self, q: int, r: int) -> tuple[float, float]:
-        return self.hex_mm * math.sqrt(3) * (q + r / 2), self.hex_mm * 1.5 * r
+    def cell_name(self, cell: Cell) -> str:
+        return self.grid.name(cell)
+
+    def axial_centre(self, q: float, r: float) -> tuple[float, float]:
+        """Table position of axial (q, r), fractional values allowed."""
+        return self.hex_mm * SQRT3 * (q + r / 2), -self.hex_mm * 1.5 * r
+
+    def centre_of(self, cell: Cell) -> tuple[float, float]:
+        return self.axial_centre(*self.grid.coords(cell))
+
+    def heading(self, direction: HexDirection) -> float:
+        """Compass heading on the table of one step in `direction`."""
+        x, y = self.axial_centre(*direction.delta)
+        return math.degrees(math.atan2(x, y)) % 360
 
     def cell_at(self, x: float, y: float) -> str | None:
-        fr = y / (1.5 * self.hex_mm)
-        fq = x / (math.sqrt(3) * self.hex_mm) - fr / 2
+        """Name of the hex containing (x, y), or None off the board."""
+        fr = -y / (1.5 * self.hex_mm)
+        fq = x / (SQRT3 * self.hex_mm) - fr / 2
         q, r, s = round(fq), round(fr), round(-fq - fr)
         dq, dr, ds = abs(q - fq), abs(r - fr), abs(s + fq + fr)
         if dq > dr and dq > ds:
             q = -r - s
         elif dr > ds:
             r = -q - s
-        if max(abs(q), abs(r), abs(q + r)) > self.radius:
-            return None
-        return self.cell_name(q, r)
+        return self.grid.name(self.grid.cell(q, r)) if self.grid.contains(q, r) else None
 
-    def hex_corners(self, q: int, r: int) -> list[tuple[float, float]]:
-        cx, cy = self.cell_centre(q, r)
+    def hex_corners(self, cell: Cell) -> list[tuple[float, float]]:
+        cx, cy = self.centre_of(cell)
         return [(cx + self.hex_mm * math.cos(math.radians(30 + 60 * i)),
                  cy + self.hex_mm * math.sin(math.radians(30 + 60 * i))) for i in range(6)]
 
@@ -150,14 +175,14 @@ class HexBoard:
 
     def outline(self) -> list[tuple[float, float]]:
         """The six corners of the board's hexagonal outline (flat-top), border included."""
-        extent = self.hex_mm * math.sqrt(3) * (self.radius + 0.5) + self.border_mm
+        extent = self.hex_mm * SQRT3 * (self.radius + 0.5) + self.border_mm
         extent /= math.cos(math.radians(30))
         return [(extent * math.cos(math.radians(60 * i)), extent * math.sin(math.radians(60 * i))) for i in range(6)]
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "radius": self.radius, "hex_mm": round(self.hex_mm, 3),
                 "border_mm": round(self.border_mm, 3), "thickness_mm": round(self.thickness_mm, 3),
-                "directions": {name: heading for name, heading in HEX_DIRECTIONS.values()}}
+                "directions": {d.value: round(self.heading(d), 6) for d in HEX_DIRECTIONS}}
 
 
 Board = SquareBoard | HexBoard

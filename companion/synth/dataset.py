@@ -16,7 +16,10 @@ import multiprocessing
 import os
 import sys
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing import connection
 from pathlib import Path
 
 import numpy as np
@@ -95,30 +98,125 @@ def dataset_yaml(root: Path, scheme: ClassScheme) -> str:
     return "\n".join(lines) + "\n"
 
 
+ITEM_TIMEOUT_S = 60.0
+FAILURE_LOG = "failures.jsonl"
+
 _worker_renderer = None
-_worker_args: tuple = ()
 
 
-def _init_worker(args: tuple) -> None:
-    global _worker_renderer, _worker_args
-    from companion.synth.render import Renderer
+def render_and_write(item: Item, root: str, width: int, height: int, scheme_name: str) -> int:
+    """Writes one item with this process's renderer (made on first use); the workers' default job."""
+    global _worker_renderer
+    if _worker_renderer is None:
+        from companion.synth.render import Renderer
 
-    _worker_renderer = Renderer()
-    _worker_args = args
+        _worker_renderer = Renderer()
+    return write_item(_worker_renderer, Path(root), item, width, height, get_scheme(scheme_name))
 
 
-def _work(item: Item) -> tuple[int, int]:
-    root, width, height, scheme_name = _worker_args
-    return item.index, write_item(_worker_renderer, Path(root), item, width, height, get_scheme(scheme_name))
+def _worker_main(conn, job: Callable, args: tuple) -> None:
+    """A worker process: receives items, answers ("done", index, objects) or ("error", index, text)."""
+    while True:
+        try:
+            item = conn.recv()
+        except EOFError:
+            return
+        if item is None:
+            return
+        try:
+            conn.send(("done", item.index, job(item, *args)))
+        except Exception as exc:  # reported and logged by the parent; the run goes on
+            conn.send(("error", item.index, f"{type(exc).__name__}: {exc}"))
+
+
+class _Worker:
+    """A spawned worker process (its own GL context) and the item it is working on."""
+
+    def __init__(self, ctx, job: Callable, args: tuple):
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker_main, args=(child, job, args), daemon=True)
+        self.process.start()
+        child.close()
+        self.item: Item | None = None
+        self.since = 0.0
+
+    def give(self, item: Item) -> None:
+        self.item, self.since = item, time.monotonic()
+        self.conn.send(item)
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def _run_workers(pending: list[Item], workers: int, job: Callable, args: tuple, item_timeout: float | None,
+                 on_done: Callable[[Item, int], None], on_failure: Callable[[Item, str], None]) -> int:
+    """Runs `job` on every pending item in `workers` spawned processes; returns how many were started.
+
+    An item running longer than `item_timeout` seconds is abandoned: its worker is killed (a GL
+    call stuck in the driver cannot be interrupted any other way) and a fresh one takes its place.
+    """
+    ctx = multiprocessing.get_context("spawn")  # a fresh GL context per worker
+    queue = deque(pending)
+    pool = [_Worker(ctx, job, args) for _ in range(min(workers, len(pending)))]
+    started = len(pool)
+    try:
+        while queue or any(w.item is not None for w in pool):
+            for w in pool:
+                if w.item is None and queue:
+                    w.give(queue.popleft())
+            busy = {w.conn: w for w in pool if w.item is not None}
+            for conn in connection.wait(list(busy), timeout=0.5):
+                w = busy[conn]
+                item, w.item = w.item, None
+                try:
+                    status, _, value = conn.recv()
+                except (EOFError, OSError):
+                    w.process.join(5)  # the pipe closes a moment before the exit code is known
+                    status, value = "died", f"worker process ended (exit code {w.process.exitcode})"
+                if status == "done":
+                    on_done(item, value)
+                    continue
+                on_failure(item, value)
+                if status == "died":
+                    pool[pool.index(w)] = _Worker(ctx, job, args)
+                    started += 1
+                    w.stop(kill=True)
+            now = time.monotonic()
+            for k, w in enumerate(pool):
+                if w.item is not None and item_timeout is not None and now - w.since > item_timeout:
+                    on_failure(w.item, f"abandoned after {item_timeout:g} s")
+                    w.stop(kill=True)
+                    pool[k] = _Worker(ctx, job, args)
+                    started += 1
+    finally:
+        for w in pool:
+            w.stop(kill=w.item is not None)
+    return started
 
 
 class Progress:
     """A one-line text progress bar on stderr (no dependency)."""
 
     def __init__(self, total: int, stream=None, enabled: bool = True):
-        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.total, self.done, self.failed, self.start = total, 0, 0, time.monotonic()
         self.stream = stream or sys.stderr
         self.enabled = enabled
+
+    def fail(self) -> None:
+        """Counts an abandoned item (it counts towards the total done, and is shown apart)."""
+        self.failed += 1
+        self.step()
 
     def step(self, n: int = 1) -> None:
         self.done += n
@@ -130,7 +228,7 @@ class Progress:
         filled = int(width * self.done / max(1, self.total))
         eta = (self.total - self.done) / rate if rate > 0 else 0
         self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                          f"{rate:.2f} img/s, {eta:.0f}s left ")
+                          f"{rate:.2f} img/s, {eta:.0f}s left" + (f", {self.failed} failed " if self.failed else " "))
         if self.done >= self.total:
             self.stream.write("\n")
         self.stream.flush()
@@ -138,14 +236,26 @@ class Progress:
 
 def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] = GAMES, width: int = 640,
                   height: int = 480, workers: int | None = None, scheme: ClassScheme = DEFAULT_SCHEME,
-                  progress: bool = True) -> dict:
+                  progress: bool = True, item_timeout: float | None = ITEM_TIMEOUT_S,
+                  job: Callable[..., int] = render_and_write) -> dict:
     """Writes (or completes) a dataset of `count` items; returns a summary.
 
+    Items are rendered in worker processes. One that takes longer than `item_timeout` seconds (or
+    fails) is abandoned and logged, with its index and seed, to `failures.jsonl` in the dataset and
+    to stderr; the run goes on, and a later run of the same command tries it again. With one
+    worker and no time limit the items are rendered in this process.
+
+    Args:
+        job: what a worker does with an item (`render_and_write`; tests inject slow ones). It must
+            be a module-level function, since spawned workers import it.
+
     Raises:
-        ValueError: for an unknown game name or a count below one.
+        ValueError: for an unknown game name, a count below one or a time limit that is not positive.
     """
     if count < 1:
         raise ValueError(f"dataset size {count} must be at least 1")
+    if item_timeout is not None and not item_timeout > 0:
+        raise ValueError(f"item time limit {item_timeout!r} s must be positive")
     for game in games:
         if game not in GAMES:
             raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(GAMES)})")
@@ -158,20 +268,36 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     workers = workers or os.cpu_count() or 1
     args = (str(root), width, height, scheme.name)
     objects = 0
+    failures: list[dict] = []
+    processes = 0
     started = time.monotonic()
+
+    def done(item: Item, n: int) -> None:
+        nonlocal objects
+        objects += n
+        bar.step()
+
+    def failed(item: Item, reason: str) -> None:
+        record = {"index": item.index, "game": item.game, "seed": item.seed, "split": item.split,
+                  "reason": reason, "dataset_seed": seed}
+        failures.append(record)
+        with open(root / FAILURE_LOG, "a") as log:
+            log.write(json.dumps(record) + "\n")
+        bar.fail()
+        print(f"\nsynth dataset: item {item.index} ({item.game}, seed {item.seed}) failed: {reason}",
+              file=sys.stderr)
+
     if pending:
-        if workers == 1:
-            _init_worker(args)
+        if workers == 1 and item_timeout is None:
             for it in pending:
-                objects += _work(it)[1]
-                bar.step()
+                try:
+                    done(it, job(it, *args))
+                except Exception as exc:
+                    failed(it, f"{type(exc).__name__}: {exc}")
         else:
-            ctx = multiprocessing.get_context("spawn")  # a fresh GL context per worker
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(args,)) as pool:
-                for _, n in pool.imap_unordered(_work, pending, chunksize=1):
-                    objects += n
-                    bar.step()
+            processes = _run_workers(pending, workers, job, args, item_timeout, done, failed)
     elapsed = time.monotonic() - started
     splits = {s: sum(1 for it in items if it.split == s) for s in SPLITS}
-    return {"root": str(root), "items": count, "rendered": len(pending), "skipped": count - len(pending),
+    return {"root": str(root), "items": count, "rendered": len(pending) - len(failures),
+            "skipped": count - len(pending), "failed": failures, "worker_processes": processes,
             "labelled_objects": objects, "seconds": round(elapsed, 2), "splits": splits}

@@ -18,7 +18,9 @@ import numpy as np
 
 from companion.pieces import Colour
 from companion.synth import meshes
-from companion.synth.boards import COASTER_EXITS, HexBoard
+from companion.boards.coasters import QUADRANTS
+from companion.pieces import CARDINALS
+from companion.synth.boards import HexBoard
 from companion.synth.scene import BEAD, COIN, PYRAMID, Scene, SceneObject
 
 # Base colours of the plastics (sRGB-ish, 0-1); opaque ones are black and white.
@@ -246,7 +248,7 @@ def _bgr255(rgb) -> tuple[int, int, int]:
 
 
 @lru_cache(maxsize=32)
-def board_texture(board, style: int, coaster_colours: tuple[str, ...] = ()) -> tuple[np.ndarray, tuple]:
+def board_texture(board, style: int) -> tuple[np.ndarray, tuple]:
     """The board's top face as an image whose row 0 is the board's south edge, and the
     (x0, y0, width, depth) in millimetres it covers."""
     xs = [p[0] for p in board.outline()]
@@ -263,17 +265,19 @@ def board_texture(board, style: int, coaster_colours: tuple[str, ...] = ()) -> t
         fill, line = HEX_STYLES[style % len(HEX_STYLES)]
         img = np.zeros((size[1], size[0], 3), np.uint8)
         img[:] = _bgr255([c * 0.8 for c in fill])
-        for q, r in board.cells():
-            poly = np.array([px(x, y) for x, y in board.hex_corners(q, r)], np.int32)
-            shade = 1.0 - 0.08 * ((q - r) % 3)
+        for cell in board.cells():
+            q, r = board.grid.coords(cell)
+            poly = np.array([px(x, y) for x, y in board.hex_corners(cell)], np.int32)
+            shade = 1.0 - 0.08 * ((q + 2 * r) % 3)
             cv2.fillConvexPoly(img, poly, _bgr255([c * shade for c in fill]), cv2.LINE_AA)
             cv2.polylines(img, [poly], True, _bgr255(line), max(1, int(scale * 0.8)), cv2.LINE_AA)
     elif board.kind == "coasters":
         img = np.zeros((size[1], size[0], 3), np.uint8)
         c = board.cell_mm
-        colours = [Colour(name) for name in coaster_colours] or list(COASTER_RGB)
-        for qi, (qf, qr) in enumerate(((0, 0), (1, 0), (0, 1), (1, 1))):
-            tone = COASTER_RGB.get(colours[qi % len(colours)], (0.6, 0.6, 0.6))
+        layout = board.layout
+        for quadrant in QUADRANTS:
+            qf, qr = (v // 3 for v in quadrant.origin)
+            tone = COASTER_RGB.get(layout.colour(quadrant), (0.6, 0.6, 0.6))
             a, b = px(qf * 3 * c, qr * 3 * c), px((qf + 1) * 3 * c, (qr + 1) * 3 * c)
             cv2.rectangle(img, a, (b[0] - 1, b[1] - 1), _bgr255(tone), -1)
             for f in range(3):
@@ -282,18 +286,22 @@ def board_texture(board, style: int, coaster_colours: tuple[str, ...] = ()) -> t
                     p1 = px((qf * 3 + f + 1) * c - 1.2, (qr * 3 + r + 1) * c - 1.2)
                     cv2.rectangle(img, p0, p1, _bgr255([min(1, t * 1.15 + 0.05) for t in tone]), -1)
             cv2.rectangle(img, a, (b[0] - 1, b[1] - 1), _bgr255([t * 0.5 for t in tone]), max(1, int(scale)))
-        # The dots of the four coasters meet at the centre.
-        cv2.circle(img, px(3 * c, 3 * c), int(scale * 3), (20, 20, 20), -1, cv2.LINE_AA)
-        for row, exits_row in enumerate(COASTER_EXITS):
-            rank = 5 - row
-            for file, exits in enumerate(exits_row):
-                cx, cy = (file + 0.5) * c, (rank + 0.5) * c
-                for letter, (dx, dy) in (("U", (0, 1)), ("R", (1, 0)), ("D", (0, -1)), ("L", (-1, 0))):
-                    if letter in exits:
-                        tip = (cx + dx * c * 0.46, cy + dy * c * 0.46)
-                        tail = (cx + dx * c * 0.3, cy + dy * c * 0.3)
-                        cv2.arrowedLine(img, px(*tail), px(*tip), (25, 25, 25), max(1, int(scale * 1.2)),
-                                        cv2.LINE_AA, tipLength=0.6)
+            # Each coaster's dot, in the corner its turn puts it (the centre, in the standard set-up).
+            dot_f, dot_r = layout.grid.coords(layout.dot_corner(quadrant))
+            corner = (3 * qf + (0 if dot_f % 3 == 0 else 3), 3 * qr + (0 if dot_r % 3 == 0 else 3))
+            inward = [0.22 if corner[k] < 3 * (qf, qr)[k] + 1.5 else -0.22 for k in (0, 1)]
+            centre = px((corner[0] + inward[0]) * c, (corner[1] + inward[1]) * c)
+            cv2.circle(img, centre, max(1, int(scale * 2.5)), (20, 20, 20), -1, cv2.LINE_AA)
+        for cell in layout.grid.cells:
+            file, rank = layout.grid.coords(cell)
+            cx, cy = (file + 0.5) * c, (rank + 0.5) * c
+            for direction in CARDINALS:
+                if direction in layout.exits(cell):
+                    dx, dy = direction.delta
+                    tip = (cx + dx * c * 0.46, cy + dy * c * 0.46)
+                    tail = (cx + dx * c * 0.3, cy + dy * c * 0.3)
+                    cv2.arrowedLine(img, px(*tail), px(*tip), (25, 25, 25), max(1, int(scale * 1.2)),
+                                    cv2.LINE_AA, tipLength=0.6)
     else:
         light, dark = CHESS_STYLES[style % len(CHESS_STYLES)]
         img = np.zeros((size[1], size[0], 3), np.uint8)
@@ -389,7 +397,12 @@ class Renderer:
             tex = self.ctx.texture((img.shape[1], img.shape[0]), 3, np.ascontiguousarray(img).tobytes(), alignment=1)
             tex.build_mipmaps()
             tex.filter = (self.mgl.LINEAR_MIPMAP_LINEAR, self.mgl.LINEAR)
-            tex.anisotropy = 4.0
+            # No anisotropic filtering: llvmpipe (Mesa 22.3) samples the bound texture even for
+            # fragments a uniform branch has switched off, and its anisotropic sampler never
+            # finishes on the fragments of a face seen exactly edge-on (a sliver triangle), so a
+            # render hung for good (items 2588 and 2733 of `synth dataset --seed 1`). Trilinear
+            # mipmaps only blur the table a little more at grazing angles.
+            tex.anisotropy = 1.0
             cache[key] = tex
             if len(cache) > 48:
                 oldest = next(iter(cache))
@@ -470,9 +483,8 @@ class Renderer:
                 model = np.eye(4)
                 model[:3, 3] = (centre[0], centre[1], -1.0)
             else:
-                colours = tuple(scene.state.get("coaster_colours", ()))
-                img, (x0, y0, w, d) = board_texture(board, look.board_style, colours)
-                tex = self._texture(self._boards, (repr(board), look.board_style, colours), lambda: img)
+                img, (x0, y0, w, d) = board_texture(board, look.board_style)
+                tex = self._texture(self._boards, (repr(board), look.board_style), lambda: img)
                 p["u_tex_xform"].value = (x0, y0, w, d)
                 p["u_tint"].value = (1.0, 1.0, 1.0)
                 vao = self._vao(("board", repr(board)), board_mesh(board))[0]

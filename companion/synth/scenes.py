@@ -14,7 +14,8 @@ import numpy as np
 
 from companion.pieces import CARDINALS, ALL_DIRECTIONS, HEIGHT_MM, PIECES_PER_SIZE_IN_STASH, Colour, Pose, Size
 from companion.synth import geometry as geo
-from companion.synth.boards import COASTER_EXITS, HEX_DIRECTIONS, HexBoard, SquareBoard
+from companion.boards.hexgrid import HEX_DIRECTIONS, HexDirection
+from companion.synth.boards import HexBoard, SquareBoard, coasters_board
 from companion.synth.camera import webcam
 from companion.synth.scene import BEAD, CARD, COIN, D6, D8, HAND, PAWN, PYRAMID, Look, Scene, SceneObject
 
@@ -288,12 +289,13 @@ def icebomb_arena(seed: int, rng: np.random.Generator, width: int, height: int) 
 
 def zamboni_wars(seed: int, rng: np.random.Generator, width: int, height: int) -> Scene:
     """Martian Coasters with their arrows; each player's Zamboni is a nest lying in one of 8 directions."""
-    board = SquareBoard("coasters", 6, 6, float(rng.uniform(27, 34)), 0.0, float(rng.uniform(2, 4)), (0, 0, 6, 6))
-    b = _Builder(rng, board.thickness_mm)
-    z = board.thickness_mm
+    cell_mm, thickness = float(rng.uniform(27, 34)), float(rng.uniform(2, 4))
     players = int(rng.integers(2, 5))
     colours = [Colour.RED, Colour.YELLOW, Colour.GREEN, Colour.BLUE]
     rng.shuffle(colours)
+    board = coasters_board(cell_mm, thickness, tuple(colours))
+    b = _Builder(rng, board.thickness_mm)
+    z = board.thickness_mm
     cells = board.area_cells()
     order = rng.permutation(len(cells))
     zambonis = {}
@@ -316,7 +318,7 @@ def zamboni_wars(seed: int, rng: np.random.Generator, width: int, height: int) -
                     zone="table", scale=rng.uniform(0.9, 1.2))
     _distractors(b, board.centre, (board.width_mm, board.depth_mm), keep_out, 400)
     state = {"zambonis": zambonis, "coaster_colours": [c.value for c in colours],
-             "exits": [list(row) for row in COASTER_EXITS]}
+             "exits": [row.split() for row in board.layout.rows_text()]}
     return _finish("zamboni-wars", seed, rng, b, board, _board_target(rng, board), state, width, height)
 
 
@@ -392,45 +394,47 @@ def ice_arena(seed: int, rng: np.random.Generator, width: int, height: int) -> S
     owners = list(four)
     rng.shuffle(owners)
     owners = owners[:players]
-    cells = board.cells()
+    # Drawn from south row to north row, west to east, as before the board geometry was shared,
+    # so that a seed still gives the scene (and a resumed dataset the items) it always gave.
+    cells = sorted(board.cells(), key=lambda c: (-board.grid.coords(c)[1], sum(board.grid.coords(c))))
     order = [cells[i] for i in rng.permutation(len(cells))]
     bots, smalls = [], []
     for p, owner in enumerate(owners):
         for _ in range(int(rng.integers(1, 4))):
-            q, r = order.pop()
-            x, y = board.cell_centre(q, r)
+            cell = order.pop()
+            x, y = board.centre_of(cell)
             body = [(four[int(rng.integers(4))], Size.LARGE) for _ in range(int(rng.integers(1, 3)))]
             body += [(four[int(rng.integers(4))], Size.MEDIUM) for _ in range(int(rng.integers(1, 3)))]
             body += [(owner, Size.SMALL) for _ in range(int(rng.integers(1, 3)))]
-            name = board.cell_name(q, r)
+            name = board.cell_name(cell)
             b.stack(x + rng.normal(0, 1), y + rng.normal(0, 1), z, body, cell=name, owner=f"P{p + 1}")
             bots.append({"owner": f"P{p + 1}", "cell": name, "stack": [f"{c.value}-{s.letter}" for c, s in body]})
     for _ in range(int(rng.integers(2, 9))):
         if not order:
             break
-        q, r = order.pop()
-        x, y = board.cell_centre(q, r)
-        name = board.cell_name(q, r)
+        cell = order.pop()
+        x, y = board.centre_of(cell)
+        name = board.cell_name(cell)
         colour = four[int(rng.integers(4))]
         can_point = colour in (Colour.RED, Colour.BLUE, Colour.GREEN)
         count = 2 if colour in (Colour.RED, Colour.YELLOW) and rng.random() < 0.2 else 1
-        step = list(HEX_DIRECTIONS)[int(rng.integers(6))]
-        dname, heading = HEX_DIRECTIONS[step]
+        direction = HEX_DIRECTIONS[int(rng.integers(6))]
+        heading = board.heading(direction)
         lying = can_point and rng.random() < 0.6
         for k in range(count):
             # Two pieces in one hex stand side by side, across the direction they point.
             off = (k - (count - 1) / 2) * 13
             px, py = x + off * math.cos(math.radians(heading)), y - off * math.sin(math.radians(heading))
             if lying:
-                b.lying(colour, Size.SMALL, px, py, z, heading, direction=dname, cell=name)
+                b.lying(colour, Size.SMALL, px, py, z, heading, direction=direction.value, cell=name)
             else:
                 b.upright(colour, Size.SMALL, px, py, z, cell=name)
-        smalls.append({"cell": name, "colour": colour.value, "count": count, "pointing": dname if lying else "up"})
+        smalls.append({"cell": name, "colour": colour.value, "count": count,
+                       "pointing": direction.value if lying else "up"})
     for _ in range(int(rng.integers(0, 3))):  # mine and corrosion tokens
         if not order:
             break
-        q, r = order.pop()
-        x, y = board.cell_centre(q, r)
+        x, y = board.centre_of(order.pop())
         coin_obj = b.token(COIN, x, y, z, (0.75, 0.6, 0.35), zone="board")
         coin_obj.scale = (10.0, 10.0, 1.8)
     outline = board.outline()

@@ -53,6 +53,10 @@ class MapperConfig:
         rest_tolerance: how far (in lower-piece heights) a contact point may sit from where a piece
             resting on that lower piece would have it, along the axis.
         axis_tolerance: how far across the axis, in lower-piece base widths.
+        nest_overlap: lying pieces closer than this (in the larger one's heights) are one nest.
+        hidden_apex: an apex keypoint scored below this is taken as covered (by a piece on it).
+        pixel_slack: keypoint noise (pixels) the stack tests allow on top of their tolerances:
+            far or steeply seen pieces are only a few pixels tall.
     """
 
     directions: int = 4
@@ -64,6 +68,8 @@ class MapperConfig:
     rest_tolerance: float = 0.25
     axis_tolerance: float = 0.45
     nest_overlap: float = 0.5
+    hidden_apex: float = 0.5
+    pixel_slack: float = 2.0
 
 
 def stack_rise(lower: Size, upper: Size) -> float:
@@ -172,12 +178,15 @@ class Mapper:
         pieces: list[SeenPiece] = []
         upright: list[int] = []
         lying: list[int] = []
+        covered: set[int] = set()
         for d in kept:
             pieces.append(self._piece(d, location))
             if d.kind == PYRAMID:
                 (lying if d.pose == Pose.LYING else upright).append(len(pieces) - 1)
+                if d.apex is not None and d.keypoint_confidence[0] < cfg.hidden_apex:
+                    covered.add(len(pieces) - 1)
         stack_ids = _Counter()
-        pieces = self._stack(pieces, upright, location, stack_ids)
+        pieces = self._stack(pieces, upright, location, stack_ids, covered)
         pieces = self._nest(pieces, lying, stack_ids)
         corners = tuple((float(x), float(y)) for x, y in location.corners)
         board = SeenBoard(spec.kind, corners, float(location.confidence))
@@ -251,18 +260,19 @@ class Mapper:
         across = abs(float((p - c0) @ np.array([-unit[1], unit[0]])))
         if across > self.config.axis_tolerance * width_px:
             return None
+        slack = self.config.pixel_slack / length
         if loose:
-            return 0.0 if -0.1 <= t <= 1.0 else None
+            return 0.0 if -0.1 - slack <= t <= 1.0 + slack else None
         miss = abs(t - stack_rise(lower.size, upper.size) / HEIGHT_MM[lower.size])
-        if miss > self.config.rest_tolerance:
+        if miss > self.config.rest_tolerance + slack:
             return None
         # The upper piece's apex must stand above the lower's apex along the axis.
-        if upper.apex is not None and float((np.array(upper.apex) - c0) @ unit) / length < 0.9:
+        if upper.apex is not None and float((np.array(upper.apex) - c0) @ unit) / length < 0.9 - slack:
             return None
         return miss + across / width_px * 0.5
 
     def _stack(self, pieces: list[SeenPiece], upright: list[int], location: BoardLocation,
-               ids: _Counter) -> list[SeenPiece]:
+               ids: _Counter, covered: set[int] = frozenset()) -> list[SeenPiece]:
         # Group pieces sharing an axis, order each group (sizes first: a larger piece cannot rest on a
         # smaller one), then keep only links where each piece sits where its size says it would rest:
         # a tower standing behind another can line up with it in the picture, but not at that height.
@@ -288,8 +298,9 @@ class Mapper:
             # Bottom up, each piece joins the chain whose top it rests on best, else starts one:
             # two stacks lined up in the picture interleave in this order.
             chains: list[list[int]] = []
-            for k in self._order(group, pieces):
-                misses = [(self._fit(pieces[k], pieces[c[-1]]), i) for i, c in enumerate(chains)]
+            order = self._order(group, pieces, covered)
+            for k in order:
+                misses = [(self._chain_fit(pieces, k, c), i) for i, c in enumerate(chains)]
                 misses = [(m, i) for m, i in misses if m is not None]
                 if misses:
                     chains[min(misses)[1]].append(k)
@@ -297,6 +308,7 @@ class Mapper:
                     chains.append([k])
             for chain in chains:
                 if len(chain) > 1:
+                    chain.sort(key=order.index)
                     self._mark_stack(out, chain, ids.next())
         return out
 
@@ -312,20 +324,40 @@ class Mapper:
             out[k] = replace(out[k], stack=stack_id, level=level, cell=base.cell, zone=base.zone,
                              table_mm=base.table_mm, unsure=tuple(unsure))
 
+    def _chain_fit(self, pieces: list[SeenPiece], k: int, chain: list[int]) -> float | None:
+        """How well piece k continues `chain`: resting on its top, or, when it is the top's size,
+        just under the top (equal sizes rise ~2-3 mm each, less than keypoint noise can order)."""
+        fit = self._fit(pieces[k], pieces[chain[-1]])
+        if fit is None and pieces[k].size is not None and pieces[k].size == pieces[chain[-1]].size:
+            if len(chain) == 1:
+                fit = self._fit(pieces[chain[-1]], pieces[k])
+            else:
+                fit = self._fit(pieces[k], pieces[chain[-2]])
+        return fit
+
     @staticmethod
     def _height(piece: SeenPiece, unit: np.ndarray) -> float:
+        """Where a piece stands along a stack's axis (pixels): the mean over every point that rises
+        with it, its keypoints and the top and bottom of its box (each has its own noise; among
+        pieces of one size the offsets between them are alike, so they cancel in comparisons)."""
+        x1, y1, x2, y2 = piece.box
         points = [p for p in (piece.contact, piece.apex) if p is not None]
+        if x2 > x1 and y2 > y1:
+            points += [((x1 + x2) / 2, y1), ((x1 + x2) / 2, y2)]
         if not points:
-            points = [((piece.box[0] + piece.box[2]) / 2, piece.box[3])]
+            return 0.0
         return float(np.mean([np.array(p) @ unit for p in points]))
 
-    def _order(self, group: list[int], pieces: list[SeenPiece]) -> list[int]:
-        """Bottom to top: larger pieces below, equal sizes by their height along the stack's axis."""
+    def _order(self, group: list[int], pieces: list[SeenPiece], covered: set[int] = frozenset()) -> list[int]:
+        """Bottom to top: larger pieces below (a larger piece cannot rest on a smaller one); among
+        equal sizes a piece whose apex is covered is below one whose apex shows (only the top of a
+        run of equal pieces shows its apex), then by height along the stack's axis."""
         axes = [np.array(pieces[k].apex) - np.array(pieces[k].contact) for k in group
                 if pieces[k].apex is not None and pieces[k].contact is not None]
         axis = np.mean(axes, axis=0) if axes else np.array([0.0, -1.0])
         unit = axis / max(float(np.linalg.norm(axis)), 1e-9)
-        return sorted(group, key=lambda k: (-(pieces[k].size or 0), self._height(pieces[k], unit)))
+        return sorted(group, key=lambda k: (-(pieces[k].size or 0), k not in covered,
+                                            self._height(pieces[k], unit)))
 
     def _nest(self, pieces: list[SeenPiece], lying: list[int], ids: _Counter) -> list[SeenPiece]:
         out = list(pieces)
@@ -412,7 +444,8 @@ def _rows(m: np.ndarray) -> tuple[tuple[float, float, float], ...]:
 
 def truth_detections(truth: dict, noise_px: float = 0.0, rng: np.random.Generator | None = None,
                      min_visible: float = 0.15) -> list[Detection]:
-    """The detections a perfect detector would make on a rendered scene, with optional keypoint noise.
+    """The detections a perfect detector would make on a rendered scene, with optional pixel noise
+    (on keypoints and box edges alike); a keypoint covered in the render is scored 0.2, a shown one 0.9.
 
     Objects the labels leave out (distractors, less than `min_visible` visible) are left out here too.
     """
@@ -431,11 +464,17 @@ def truth_detections(truth: dict, noise_px: float = 0.0, rng: np.random.Generato
             return (float(x + rng.normal(0, noise_px)), float(y + rng.normal(0, noise_px))) if noise_px else (x, y)
 
         pyramid = obj["kind"] == "pyramid"
+        box = [float(v) for v in obj["box_px"]]
+        if noise_px:
+            x1, y1, x2, y2 = (v + float(rng.normal(0, noise_px)) for v in box)
+            box = [min(x1, x2), min(y1, y2), max(x1, x2, min(x1, x2) + 0.1), max(y1, y2, min(y1, y2) + 0.1)]
+        # A pose model scores a covered keypoint low; the sidecar says which are covered (1) or shown (2).
+        seen_score = tuple(0.9 if obj.get(f"{k}_visibility") == 2 else 0.2 for k in ("apex", "contact"))
         out.append(Detection(
-            kind=obj["kind"], box=tuple(float(v) for v in obj["box_px"]), confidence=0.95,
+            kind=obj["kind"], box=tuple(box), confidence=0.95,
             class_name=obj["kind"], colour=Colour(obj["colour"]) if pyramid else None,
             size=Size.parse(obj["size"]) if pyramid else None, pose=Pose(obj["pose"]) if pyramid else None,
-            apex=point("apex"), contact=point("contact"), keypoint_confidence=(0.9, 0.9)))
+            apex=point("apex"), contact=point("contact"), keypoint_confidence=seen_score))
     return out
 
 
@@ -445,14 +484,21 @@ def truth_objects(truth: dict, min_visible: float = 0.15) -> list[dict]:
             and o.get("box_px") is not None and o.get("visible_fraction", 0) >= min_visible]
 
 
-def map_truth(game: str, truth: dict, config: MapperConfig = MapperConfig(), noise_px: float = 0.0,
+def map_truth(game: str, truth: dict, config: MapperConfig | None = None, noise_px: float = 0.0,
               rng: np.random.Generator | None = None) -> Observation:
-    """Maps a sidecar's perfect detections: the mapper alone, without a detector."""
-    return Mapper(game, config).map(truth_detections(truth, noise_px, rng), location_from_truth(truth))
+    """Maps a sidecar's perfect detections: the mapper alone, without a detector (`config_for(game)` by default)."""
+    return Mapper(game, config or config_for(game)).map(truth_detections(truth, noise_px, rng),
+                                                        location_from_truth(truth))
 
 
 def config_for(game: str, seats: int = 0) -> MapperConfig:
-    """The mapper settings a game needs: 8 directions for Zamboni and ARENA facing, seat zones when given."""
+    """The mapper settings a game needs: 8 directions for Zamboni and ARENA facing, seat zones when given.
+
+    IceTowers is played on a bare table where a lying piece's direction means nothing, so it is
+    never a reason for doubt there.
+    """
+    if game == "icetowers":
+        return MapperConfig(directions=4, seats=seats, direction_tolerance_deg=45.0)
     return MapperConfig(directions=8 if game in ("zamboni-wars", "space-arena") else 4, seats=seats)
 
 

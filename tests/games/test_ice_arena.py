@@ -1,12 +1,11 @@
 """Ice Arena: building, dice, weapons, damage, order of play and every "Miscellaneous
 Clarification" of the rule text. Positions are set up through the game's options and,
-for mid-round situations, by putting a state into the stage under test."""
+for mid-round situations, through the public `IceArena.position`."""
 
 from __future__ import annotations
 
 import json
 import random
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,12 @@ import pytest
 from companion.games import CHANCE, SIMULTANEOUS, TERMINAL, GameError, IllegalActionError, get_game
 from companion.games.base import random_playout
 from companion.games.ice_arena import (
+    STAGES,
     UNIQUE_WEAPON,
     BuildError,
     Fire,
     IceArenaState,
-    Mine,
-    Small,
+    Land,
     parse_build,
 )
 from companion.boards.hexgrid import HexDirection
@@ -39,23 +38,14 @@ def arena(p1=(RIFLEMAN,), p2=(GUARD,), positions=None, radius=4, players=2, **mo
 
 
 def at_stage(state: IceArenaState, stage: str, smalls=(), mines=(), **bots) -> IceArenaState:
-    """The state put into `stage` with the given small pieces ('colour q,r [dir]') and bot fields."""
+    """The bots of `state` (stacks, hexes, pending hits and corrosion) set up afresh with
+    `IceArena.position` at the start of `stage`, with the given small pieces ('colour q,r [dir]'),
+    mines ('bot q,r') and bot fields (keyword 'b' + bot id)."""
     grid = state.grid
-    pieces = []
-    for text in smalls:
-        words = text.split()
-        pieces.append(Small(grid.parse(words[1]), Colour(words[0]),
-                            HexDirection(words[2]) if len(words) > 2 and words[2] != "up" else None))
-    changed = []
-    for b in state.bots:
-        fields = {"picks": (0, 0, 0, 0)}
-        fields.update(bots.get("b" + b.id, {}))
-        changed.append(replace(b, **fields))
-    s = replace(state, stage=stage, bots=tuple(changed), smalls=tuple(sorted(pieces)), mines=tuple(mines),
-                order=tuple(b.id for b in changed) if stage in ("moving", "scrub", "misc", "place") else ())
-    if stage == "turrets":
-        s = replace(s, turrets=tuple(p.cell for p in s.smalls if p.colour is Colour.RED))
-    return s._settle([])
+    layout = {b.id: f"{b.stack_text(state.colours[b.owner])} at {grid.name(b.cell)}" for b in state.bots}
+    status = {b.id: {"hits": b.hits, "corrosion": b.corrosion, **bots.get("b" + b.id, {})} for b in state.bots}
+    return GAME.position(layout, num_players=state.num_players, stage=stage, radius=state.radius,
+                         smalls=tuple(smalls), mines=tuple(mines), status=status)
 
 
 def texts(actions):
@@ -281,7 +271,7 @@ def test_discard_only_when_no_small_can_be_played():
     # A red needs an adjacent hex; surround the victim so nothing can be played.
     p2 = ["green-L green-M red-S yellow-S"]
     s = arena(p2=p2, positions={"1A": "4,0", "2A": "4,-4"})  # a corner hex: three neighbours
-    s = at_stage(s, "dice", smalls=["blue 3,-4", "blue 4,-3", "blue 3,-3"], b1A={"attack_dice": (10, 10)})
+    s = at_stage(s, "dice", smalls=["blue 3,-4 up", "blue 4,-3 up", "blue 3,-3 up"], b1A={"attack_dice": (10, 10)})
     s = s.apply("P1 1A rifle 4,-4").apply("P1 1A rifle 4,-4")
     assert s.bot("2A").life == 1, "the red could not be played, so it was discarded"
 
@@ -312,12 +302,15 @@ def test_lower_move_moves_first_and_ties_are_drawn_by_chance():
 
 
 def test_lower_ability_places_first():
-    s = arena(p1=["yellow-L yellow-M blue-S red-S"], p2=["red-L red-M green-S yellow-S"],
-              positions={"1A": "0,0", "2A": "3,0"})
-    s = replace(s, bots=tuple(replace(b, picks=(0, 0, 0, 0), ability_now=3 if b.id == "1A" else 1)
-                              for b in s.bots), stage="ability")._enter("place")._settle([])
+    s = GAME.position({"1A": "yellow-L yellow-M blue-S red-S at 0,0", "2A": "red-L red-M green-S yellow-S at 3,0"},
+                      stage="place")
+    assert (s.bot("1A").ability_now, s.bot("2A").ability_now) == (3, 1)
     assert s.acting_bot().id == "2A"
     assert s.resolution_order() == ["2A", "1A"]
+    # Yellows on its hex count: with two, 2A's Ability is 3 and the tie goes to seat order.
+    s = GAME.position({"1A": "yellow-L yellow-M blue-S red-S at 0,0", "2A": "red-L red-M green-S yellow-S at 3,0"},
+                      stage="place", smalls=["yellow 3,0", "yellow 3,0"])
+    assert s.resolution_order() == ["1A", "2A"]
 
 
 def test_a_whole_round_runs_through_every_phase():
@@ -341,7 +334,7 @@ def test_clarification_ct_11_means_no_critical_hits():
 def test_clarification_only_base_defend_and_ability_count_for_mines():
     layer = ["green-L yellow-M red-S"]  # base Defend 2 + Ability 2 = 4 mines
     s = arena(p1=layer, positions={"1A": "0,0", "2A": "3,0"})
-    mines = [Mine(s.grid.parse(c), "1A") for c in ("1,-1", "0,-1", "-1,0", "-1,1")]
+    mines = [f"1A {c}" for c in ("1,-1", "0,-1", "-1,0", "-1,1")]
     t = at_stage(s, "dice", smalls=["yellow 0,0", "yellow 0,0"], mines=mines,
                  b1A={"attack_dice": (3,), "specials": 2, "ability_now": 4})
     assert not any(a.weapon == "mines" for a in t.legal_actions() if isinstance(a, Fire))
@@ -353,7 +346,7 @@ def test_mines_detonate_for_free_with_ct_7_only_at_ground_zero():
     layer = ["green-L yellow-M red-S"]
     p2 = ["red-L red-M yellow-S", "red-L red-M yellow-S"]
     s = arena(p1=layer, p2=p2, positions={"1A": "-4,0", "2A": "2,0", "2B": "3,0"})
-    t = at_stage(s, "dice", mines=[Mine(s.grid.parse("2,0"), "1A")], b1A={"attack_dice": (7,)})
+    t = at_stage(s, "dice", mines=["1A 2,0"], b1A={"attack_dice": (7,)})
     out = t.apply("P1 1A detonate 2,0")
     assert out.bot("2A") is None, "7 at ground zero is a critical"
     assert out.bot("2B").hits == 1, "7 beats Defend 1 next door: a regular hit (CT 11)"
@@ -381,13 +374,13 @@ def test_clarification_strike_needs_a_target():
 def test_clarification_strike_and_throw_ignore_blues_and_bots_but_never_land_on_blue():
     striker = ["yellow-L blue-M red-S"]
     s = arena(p1=striker, p2=[GUARD, "red-L red-M yellow-S"], positions={"1A": "0,0", "2A": "3,0", "2B": "1,0"})
-    t = at_stage(s, "dice", smalls=["blue 1,-1"], b1A={"attack_dice": (2,), "specials": 1})
+    t = at_stage(s, "dice", smalls=["blue 1,-1 up"], b1A={"attack_dice": (2,), "specials": 1})
     assert "P1 1A strike 2,0 3,0" in texts(t.legal_actions()), "jumps over the bot on 1,0"
     assert "P1 1A strike 2,-1 3,-1" not in texts(t.legal_actions())
-    t = at_stage(s, "dice", smalls=["blue 2,0"], b1A={"attack_dice": (2,), "specials": 1})
+    t = at_stage(s, "dice", smalls=["blue 2,0 up"], b1A={"attack_dice": (2,), "specials": 1})
     assert not any(a.args[0] == "2,0" for a in t.legal_actions() if isinstance(a, Fire) and a.weapon == "strike")
     thrower = ["yellow-L red-M red-S"]
-    s = at_stage(arena(p1=thrower, positions={"1A": "0,0", "2A": "1,0"}), "dice", smalls=["blue -1,0"],
+    s = at_stage(arena(p1=thrower, positions={"1A": "0,0", "2A": "1,0"}), "dice", smalls=["blue -1,0 up"],
                  b1A={"attack_dice": (2,), "specials": 1})
     assert "P1 1A throw 1,0 -2,0" in texts(s.legal_actions()), "thrown over the blue"
     assert "P1 1A throw 1,0 -1,0" not in texts(s.legal_actions())
@@ -399,13 +392,13 @@ def test_clarification_no_bot_ever_shares_a_hex_with_a_small_blue():
     assert "P1 1A to 1,0" not in texts(t.legal_actions())
     # A large blue crosses the blue, paying a step, but still cannot stop on it.
     crosser = arena(p1=["blue-L red-M red-S"], positions={"1A": "0,0", "2A": "-3,3"})
-    t = at_stage(crosser, "moving", smalls=["blue 1,0", "blue 0,1", "blue 1,-1", "blue 0,-1", "blue -1,0",
-                                            "blue -1,1"], b2A={"move_roll": 9})
+    t = at_stage(crosser, "moving", smalls=["blue 1,0 up", "blue 0,1 up", "blue 1,-1 up", "blue 0,-1 up", "blue -1,0 up",
+                                            "blue -1,1 up"], b2A={"move_roll": 9})
     options = texts(t.legal_actions())
     assert "P1 1A to 2,0" in options and "P1 1A to 1,0" not in options
     plain = arena(positions={"1A": "0,0", "2A": "-3,3"})
-    t = at_stage(plain, "moving", smalls=["blue 1,0", "blue 0,1", "blue 1,-1", "blue 0,-1", "blue -1,0",
-                                          "blue -1,1"], b2A={"move_roll": 9})
+    t = at_stage(plain, "moving", smalls=["blue 1,0 up", "blue 0,1 up", "blue 1,-1 up", "blue 0,-1 up", "blue -1,0 up",
+                                          "blue -1,1 up"], b2A={"move_roll": 9})
     assert texts(t.legal_actions()) == {"P1 1A to 0,0"}
 
 
@@ -465,13 +458,53 @@ def test_clarification_reds_on_one_hex_point_the_same_way_and_a_new_one_follows(
     assert s.invariant_violations() == []
 
 
-def test_clarification_red_played_in_the_attack_phase_fires_next_round_only():
+PASSES = (" pick -", " done", " buy 0", " hold")
+
+
+def pass_until(state: IceArenaState, stage: str) -> IceArenaState:
+    """Plays on, every bot passing (no dice, no pieces, no attacks, staying put) and every die
+    showing its highest face, until `stage` is reached."""
+    for _ in range(500):
+        if state.stage == stage:
+            return state
+        if state.current_player() == CHANCE:
+            state = state.apply(state.legal_actions()[-1])
+            continue
+        seat = state.players_to_act()[0]
+        bot = state.acting_bot()
+        stay = f" to {state.grid.name(bot.cell)}" if bot is not None else None
+        choice = next(a for a in state.legal_actions(seat)
+                      if str(a).endswith(PASSES) or (stay and str(a).endswith(stay)))
+        state = state.apply(choice)
+    raise AssertionError(f"never reached {stage}")
+
+
+def test_clarification_red_played_while_turrets_fire_waits_for_next_round():
+    # 2A carries a hit; the pointed turret's hit makes a point of damage, paid with a red.
+    s = GAME.position({"1A": "red-L red-M red-S at -4,0", "2A": "green-L green-M red-S yellow-S at 2,0"},
+                      stage="turrets", smalls=["red 0,0 E"], status={"2A": {"hits": 1}})
+    assert [s.grid.name(c) for c in s.turrets] == ["0,0"] and s.current_player() == CHANCE
+    s = s.apply("d10=10")
+    assert s.damage == ("2A",)
+    s = s.apply("P2 2A play red 3,0")
+    assert s.stage != "turrets" and s.turrets == (), \
+        "the red just played (2A is within its reach) does not fire this attack phase"
+    assert s.bot("2A").hits == 0 and s.bot("2A").life == 1
+    s = pass_until(s, "turrets")
+    assert s.round == 2 and [s.grid.name(c) for c in s.turrets] == ["0,0", "3,0"]
+    s = s.apply("d10=10").apply("d10=10")
+    assert s.is_terminal() and s.outcome().winners == (0,), "next round both reds fire: two hits destroy 2A"
+
+
+def test_clarification_red_played_during_the_attack_dice_fires_next_round():
     s = arena(p1=["red-L red-M red-S"], p2=["green-L green-M red-S yellow-S"],
               positions={"1A": "0,0", "2A": "4,0"})
     s = at_stage(s, "dice", b1A={"attack_dice": (10, 10)})
     s = s.apply("P1 1A rifle 4,0").apply("P1 1A rifle 4,0").apply("P2 2A play red 3,0")
     assert s.stage not in ("turrets", "dice") and s.turrets == ()
-    assert not any(p.colour is Colour.RED and p.cell in s.turrets for p in s.smalls)
+    s = pass_until(s, "turrets")
+    assert s.round == 2 and [s.grid.name(c) for c in s.turrets] == ["3,0"]
+    assert s.current_player() == CHANCE and [b.id for b in s.turret_targets(s.grid.parse("3,0"))] == ["2A"]
 
 
 def test_clarification_pushing_moves_one_hex_away_and_a_line_moves_together():
@@ -514,6 +547,211 @@ def test_corrosion_hits_on_later_rounds_and_can_be_scrubbed():
     assert after.bot("2A").corrosion == 0 and after.bot("2A").life == 1
 
 
+# --- greens turn attacks ----------------------------------------------------------------------
+
+TURNED = {"1A": "green-L red-M red-S at 0,0", "2A": "red-L red-M yellow-S at 2,2"}  # 1A: minigun
+
+
+def test_a_pointed_green_turns_a_shot_onto_a_bot_round_the_corner():
+    # An upright green on 1,1 hides 2A from 0,0; the green on 2,0 pointing SE turns shots onto it.
+    wall = ["green 1,1 up", "green 2,0 SE"]
+    s = GAME.position(TURNED, stage="dice", smalls=wall, status={"1A": {"attack_dice": (10,)}})
+    options = texts(s.legal_actions())
+    assert {"P1 1A rifle 2,2", "P1 1A minigun 2,2"} <= options, "path 2 to the green + 2 turned = 4"
+    assert "P1 1A shotgun 2,2" not in options, "the turned path is longer than the shotgun's 2"
+    out = s.apply("P1 1A minigun 2,2")
+    assert out.is_terminal(), "10 at CT 10 through the turn: a critical"
+    upright = GAME.position(TURNED, stage="dice", smalls=["green 1,1 up", "green 2,0 up"],
+                            status={"1A": {"attack_dice": (10,)}})
+    assert not any(isinstance(a, Fire) and a.weapon != "hold" for a in upright.legal_actions())
+
+
+def test_a_turned_shot_hits_the_first_bot_on_its_new_line():
+    bots = {**TURNED, "2B": "red-L red-M yellow-S at 2,1"}
+    s = GAME.position(bots, stage="dice", smalls=["green 1,1 up", "green 2,0 SE"],
+                      status={"1A": {"attack_dice": (10,)}})
+    options = texts(s.legal_actions())
+    assert "P1 1A rifle 2,1" in options and "P1 1A rifle 2,2" not in options, "2B shields 2A"
+
+
+def test_acid_stream_is_turned_by_a_pointed_green():
+    p1 = ["green-L green-M red-S"]
+    p2 = ["red-L red-M yellow-S", "red-L red-M yellow-S"]
+    s = arena(p1=p1, p2=p2, positions={"1A": "-4,0", "2A": "-2,0", "2B": "0,2"})
+    out = at_stage(s, "dice", smalls=["green 0,0 SE"], b1A={"attack_dice": (10,)}).apply("P1 1A acid E")
+    assert out.is_terminal(), "the stream hits 2A, turns SE at 0,0 and reaches 2B on its sixth hex"
+    out = at_stage(s, "dice", smalls=["green 0,0 up"], b1A={"attack_dice": (10,)}).apply("P1 1A acid E")
+    assert out.bot("2A") is None and out.bot("2B") is not None
+
+
+def test_a_turret_shot_is_turned_by_a_pointed_green():
+    s = GAME.position({"1A": "red-L red-M red-S at -4,0", "2A": "red-L red-M yellow-S at 2,2"},
+                      stage="turrets", smalls=["red 0,0 E", "green 2,0 SE"])
+    assert [b.id for b in s.turret_targets(s.grid.parse("0,0"))] == ["2A"]
+
+
+# --- the large yellow's toss ---------------------------------------------------------------------
+
+TOSSER = {"1A": "yellow-L red-M red-S at 0,0", "2A": "red-L red-M yellow-S at 1,-1"}  # 1A: throw
+
+
+def test_large_yellow_tosses_every_adjacent_yellow_up_to_three_hexes():
+    yellows = ["yellow 1,0", "yellow 1,0", "yellow -1,1", "yellow 3,0", "yellow 1,-1", "green -2,0 up"]
+    s = GAME.position(TOSSER, stage="misc", smalls=yellows, status={"1A": {"specials": 1}})
+    assert s.bot("2A").ability_now == 2, "2A stands on a yellow"
+    s = s.apply("P1 1A toss")
+    assert s.bot("1A").specials == 0 and sorted(map(s.grid.name, s.tossing)) == ["-1,1", "1,-1", "1,0", "1,0"]
+    assert s.current_player() == 0 and all(isinstance(a, Land) for a in s.legal_actions())
+    assert s.legal_actions(1) == []
+    with pytest.raises(IllegalActionError, match="at most 3 hexes"):
+        s.apply("P1 1A land 1,0 -3,0")  # four hexes from 1,0
+    for bad in ("-2,0", "0,0"):  # a green's hex, a bot's hex
+        with pytest.raises(IllegalActionError):
+            s.apply(f"P1 1A land -1,1 {bad}")
+    s = s.apply("P1 1A land 1,0 4,0").apply("P1 1A land 1,0 3,0").apply("P1 1A land -1,1 -1,1")
+    s = s.apply("P1 1A land 1,-1 -2,2")
+    assert s.tossing == () and s.tosser is None
+    assert sorted(f"{s.grid.name(p.cell)}" for p in s.smalls if p.colour is Colour.YELLOW) == \
+        ["-1,1", "-2,2", "3,0", "3,0", "4,0"]
+    assert s.ability_at_hex(s.bot("2A")) == 1, "the yellow under 2A was tossed away"
+
+
+def test_toss_needs_a_large_yellow_a_special_and_an_adjacent_yellow():
+    s = GAME.position(TOSSER, stage="dice", smalls=["yellow 1,0"], status={"1A": {"attack_dice": (5,)}})
+    assert s.acting_bot().id == "1A"
+    with pytest.raises(IllegalActionError, match="no special"):
+        s.apply("P1 1A toss")
+    s = GAME.position(TOSSER, stage="misc", smalls=["yellow 2,0"], status={"1A": {"specials": 1}})
+    with pytest.raises(IllegalActionError, match="no small yellow is next to"):
+        s.apply("P1 1A toss")
+    s = GAME.position({**TOSSER, "1A": "red-L yellow-M red-S at 0,0"}, stage="misc", smalls=["yellow 1,0"],
+                      status={"1A": {"specials": 1}})
+    with pytest.raises(IllegalActionError, match="no large piece"):
+        s.apply("P1 1A toss")
+
+
+# --- "at any time" -----------------------------------------------------------------------------------
+
+SHIELDED = {"1A": "green-L red-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"}
+
+
+def test_at_any_time_powers_are_open_whenever_the_owner_has_the_floor():
+    s = GAME.position(SHIELDED, stage="dice", smalls=["green 1,0 up"],
+                      status={"1A": {"attack_dice": (10,), "specials": 1}})
+    # The rifle is blocked, but the die waits: its owner may turn the green first.
+    assert s.current_player() == 0 and "P1 1A rifle 3,0" not in texts(s.legal_actions())
+    assert "P1 1A orient green 1,0 E" in texts(s.legal_actions())
+    s = s.apply("P1 1A orient green 1,0 E")
+    assert s.stage == "dice" and s.bot("1A").specials == 0
+    assert "P1 1A rifle 3,0" in texts(s.legal_actions()), "the turned green now sends the shot on to 3,0"
+    for stage in ("place", "defend-buy", "attack-buy", "moving", "misc"):
+        t = GAME.position(SHIELDED, stage=stage, smalls=["green 1,0 up"],
+                          status={"1A": {"specials": 1}, "2A": {"move_roll": 3}})
+        assert t.acting_bot().id == "1A" and "P1 1A push green 1,0" in texts(t.legal_actions()), stage
+
+
+def test_a_team_mate_may_use_its_power_while_another_bot_acts():
+    team = {**SHIELDED, "1B": "red-L red-M red-S at -3,0"}
+    s = GAME.position(team, stage="dice", smalls=["green 1,0 up"],
+                      status={"1B": {"attack_dice": (2,)}, "1A": {"specials": 2}})
+    assert s.acting_bot().id == "1B", "1B has no shot, but its player may still act"
+    s = s.apply("P1 1A push green 1,0")
+    assert [s.grid.name(p.cell) for p in s.smalls] == ["2,0"] and s.acting_bot().id == "1B"
+    s = s.apply("P1 1A push green 2,0")
+    assert "P1 1B rifle 3,0" not in texts(s.legal_actions()), "1A itself still stands in 1B's way"
+
+
+def test_at_any_time_actions_wait_for_the_floor_and_for_damage_answers():
+    s = GAME.position({"1A": "green-L red-M green-S red-S at 0,0", "2A": "red-L red-M yellow-S at 2,0"},
+                      stage="dice", smalls=["green -1,0 up"],
+                      status={"1A": {"specials": 1, "corrosion": 1}, "2A": {"attack_dice": (10, 10)}})
+    assert s.current_player() == 1 and s.legal_actions(0) == []
+    for action in ("P1 1A push green -1,0", "P1 1A scrub green"):
+        with pytest.raises(IllegalActionError, match="P2 has the floor"):
+            s.apply(action)
+    s = s.apply("P2 2A shotgun 0,0")  # a 10 against CT 9 and Defend 2: a critical
+    assert s.damage == ("1A",)
+    assert not {"P1 1A orient green -1,0 E", "P1 1A scrub green"} & texts(s.legal_actions())
+    with pytest.raises(IllegalActionError, match="must first answer"):
+        s.apply("P1 1A orient green -1,0 E")
+
+
+def test_corrosion_may_be_scrubbed_whenever_its_owner_has_the_floor():
+    bots = {"1A": "red-L blue-M green-S red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"}
+    s = GAME.position(bots, stage="moving", status={"1A": {"corrosion": 1, "move_roll": 2}})
+    assert s.acting_bot().id == "2A" or s.current_player() == CHANCE or "P1 1A scrub green" in texts(s.legal_actions())
+    s = GAME.position(bots, stage="moving", status={"1A": {"corrosion": 1}, "2A": {"move_roll": 3}})
+    assert s.acting_bot().id == "1A"
+    s = s.apply("P1 1A scrub green")
+    assert s.bot("1A").corrosion == 0 and s.bot("1A").life == 1 and s.bot("1A").damage_taken == 1
+    assert s.acting_bot().id == "1A", "scrubbing does not use up the move"
+
+
+# --- positions and the companion's summary ------------------------------------------------------
+
+def test_position_builds_a_table_position_and_names_bad_input():
+    s = GAME.position({"1A": "red-L blue-M green-S red-S at 0,0", "2B": "green-L green-M yellow-S at 2,-1"},
+                      stage="dice", smalls=["blue 1,0 NE", "red 0,1", "yellow -1,0"], mines=["1A 1,-1"],
+                      status={"1A": {"attack_dice": (9, 2), "specials": 2}}, round=3)
+    assert s.round == 3 and s.bot("1A").attack_dice == (2, 9) and s.acting_bot().id == "1A"
+    assert s.pool == (10 - 2, 10 - 2, 10 - 1, 10 - 1)  # red: cap and turret, yellow: cap and one in the arena
+    assert GAME.state_from_json(json.loads(json.dumps(s.to_json()))) == s
+    with pytest.raises(GameError, match="'stack at q,r'"):
+        GAME.position({"1A": "red-L blue-M red-S", "2A": "red-L red-M yellow-S at 3,0"})
+    with pytest.raises(BuildError, match="capped by a small yellow"):
+        GAME.position({"1A": "red-L blue-M red-S at 0,0", "2A": "red-L red-M red-S at 3,0"})
+    with pytest.raises(GameError, match="impossible position: 1A stands on a small blue"):
+        GAME.position({"1A": "red-L blue-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"}, smalls=["blue 0,0 up"])
+    with pytest.raises(GameError, match="unknown field"):
+        GAME.position({"1A": "red-L blue-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"},
+                      status={"1A": {"life": 3}})
+    with pytest.raises(GameError, match="unknown stage"):
+        GAME.position({"1A": "red-L blue-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"}, stage="fight")
+
+
+def test_position_at_the_start_of_a_round_lets_every_bot_pick():
+    s = GAME.position({"1A": "red-L blue-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"},
+                      status={"2A": {"hits": 1, "corrosion": 2}}, round=4)
+    assert s.current_player() == SIMULTANEOUS and s.round == 4
+    assert (s.bot("2A").hits, s.bot("2A").corrosion) == (1, 2)
+
+
+def test_summary_shows_attributes_dice_specials_damage_and_each_phase_order():
+    s = GAME.position({"1A": "red-L red-M green-S red-S at 0,0", "2A": "green-L green-M red-S yellow-S at 4,0",
+                       "2B": "blue-L blue-M yellow-S at -3,3"},
+                      stage="dice", smalls=["red 2,-2 up"],
+                      status={"1A": {"attack_dice": (10, 10), "specials": 1}, "2A": {"corrosion": 1},
+                              "2B": {"move_roll": 4}})
+    s = s.apply("P1 1A rifle 4,0").apply("P1 1A rifle 4,0")
+    info = s.summary()
+    assert [p["phase"] for p in info["phases"]] == ["dice picking", "ability", "defence", "attack", "move", "misc"]
+    assert [p["now"] for p in info["phases"]] == [False, False, False, True, False, False]
+    victim = next(b for b in info["bots"] if b["id"] == "2A")
+    assert victim["damage"] == {"taken": 0, "pending_hits": 0, "owed": 1, "corrosion": 1}
+    assert (victim["attack"], victim["defend"], victim["move"], victim["ability"]) == (1, 3, 1, 1)
+    assert victim["dice_allowed"] == 2 and victim["weapons"] == ["rifle", "shotgun", "acid"]
+    assert [(w["name"], w["ct"], w["range"]) for w in victim["weapon_table"]] == [
+        ("rifle", 11, 10), ("shotgun", 9, 2), ("acid", 10, 6)]
+    assert next(b for b in info["bots"] if b["id"] == "1A")["specials"] == 1
+    s = s.apply("P2 2A play red 3,0")
+    info = s.summary()
+    assert next(b for b in info["bots"] if b["id"] == "2A")["damage"]["taken"] == 1
+    move = next(p for p in info["phases"] if p["phase"] == "move")
+    assert move["order"] == ["1A (Move 1, tied)", "2A (Move 1, tied)", "2B (Move 7)"]
+    misc = next(p for p in info["phases"] if p["phase"] == "misc")
+    assert misc["order"][0] == "2A (life 1)"
+    start = GAME.position({"1A": "red-L red-M red-S at 0,0", "2A": "green-L green-M red-S yellow-S at 4,0"},
+                          smalls=["red 2,-2 up"], status={"2A": {"corrosion": 1}})
+    attack = next(p for p in start.summary()["phases"] if p["phase"] == "attack")
+    assert attack["order"] == ["red at 2,-2", "corrosion on 2A x1"]
+
+
+def test_every_stage_can_be_entered_from_a_position():
+    for stage in STAGES:
+        s = GAME.position({"1A": "red-L blue-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"}, stage=stage)
+        assert s.invariant_violations() == [] and (s.legal_actions() or s.is_terminal()), stage
+
+
 # --- text forms, JSON, random play, records -----------------------------------------------------
 
 @pytest.mark.parametrize("text", ["P1 1A pick d4 d10", "P2 2B pick -", "P1 1A place blue 1,0 NE",
@@ -521,6 +759,7 @@ def test_corrosion_hits_on_later_rounds_and_can_be_scrubbed():
                                   "P1 1A scrub yellow", "P1 1A push green 1,-1", "P1 1A orient red 0,1 up",
                                   "P1 1A buy 2", "P1 1A done", "P1 1A rifle 2,-1", "P1 1A acid NE",
                                   "P1 1A strike 1,1 2,1", "P1 1A hold", "P1 1A to 2,-3", "P1 1A add green",
+                                  "P1 1A toss", "P1 1A land 1,0 -2,3",
                                   "P1 1A rearrange green-L red-M blue-M", "d8=3", "draw blue", "first 2B"])
 def test_action_text_round_trips(text):
     assert str(GAME.parse_action(text)) == text

@@ -11,7 +11,8 @@ import pytest
 
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Direction, Pose, Size
 from companion.synth import geometry as geo
-from companion.synth.boards import HEX_DIRECTIONS, HexBoard
+from companion.boards.hexgrid import HexDirection
+from companion.synth.boards import HexBoard
 from companion.synth.camera import Camera, look_at
 from companion.synth.dataset import SPLITS, plan_item, write_dataset
 from companion.synth.labels import sidecar, yolo_lines
@@ -112,7 +113,7 @@ def test_cells_and_directions_agree_with_the_geometry(game, seed):
             apex, contact = obj.keypoints()
             seen = geo.heading_of(apex[0] - contact[0], apex[1] - contact[1])
             if isinstance(board, HexBoard):
-                expected = {name: h for name, h in HEX_DIRECTIONS.values()}[obj.direction]
+                expected = board.heading(HexDirection(obj.direction))
             else:
                 expected = Direction(obj.direction).degrees
             assert abs((seen - expected + 180) % 360 - 180) < 1e-6
@@ -297,25 +298,46 @@ def test_the_dataset_writer_resumes_and_labels_can_be_regenerated(renderer, tmp_
         assert all(int(line.split()[0]) < len(SCHEMES["size-pose"].names) for line in path.read_text().splitlines())
 
 
-def test_drawn_boards_agree_with_the_shared_board_geometry():
-    from companion.boards.coasters import martian_coasters
-    from companion.boards.hexgrid import HexDirection, hex_grid
-    from companion.synth.boards import COASTER_EXITS
+def test_drawn_coasters_show_the_shared_layout_with_the_scene_colours():
+    from companion.boards.coasters import Quadrant, martian_coasters
 
-    coasters = martian_coasters()
-    for row, exits_row in enumerate(COASTER_EXITS):
-        for file, exits in enumerate(exits_row):
-            cell = coasters.grid.cell(file, 5 - row)
-            assert set(coasters.exits_text(cell)) == set(exits), coasters.grid.name(cell)
-    board = HexBoard(3, 28.0, 10.0, 2.0)
-    grid = hex_grid(3)
-    for q, r in board.cells():
-        name = board.cell_name(q, r)
-        cell = grid.parse(name)
-        x, y = board.cell_centre(q, r)
-        for (dq, dr), (dname, heading) in HEX_DIRECTIONS.items():
-            hx, hy = geo.heading_vector(heading)
-            spacing = 28.0 * math.sqrt(3)
-            stepped = grid.step(cell, HexDirection(dname))
+    scene = sample_scene("zamboni-wars", 4)
+    layout = scene.board.layout
+    assert layout is not None and layout.dots_meet_at_centre
+    assert layout is martian_coasters(colours={q: layout.colour(q) for q in Quadrant})  # the shared instance
+    near_left, near_right, far_left, far_right = scene.state["coaster_colours"]
+    assert (layout.colour(Quadrant.BOTTOM_LEFT).value, layout.colour(Quadrant.BOTTOM_RIGHT).value,
+            layout.colour(Quadrant.TOP_LEFT).value, layout.colour(Quadrant.TOP_RIGHT).value) == \
+        (near_left, near_right, far_left, far_right)
+    # The sidecar's exits are the equipment table's rows, top rank first.
+    assert scene.state["exits"][0] == "RDL URDL URL UDL URL UDL".split()
+    assert sidecar(scene)["board"]["coasters"]["top-left"]["colour"] == far_left
+
+
+@pytest.mark.parametrize("radius", [3, 5])
+def test_hex_cells_on_the_table_step_as_the_shared_grid_says(radius):
+    board = HexBoard(radius, 28.0, 10.0, 2.0)
+    grid = board.grid
+    assert board.grid is hex_grid_of(radius)
+    spacing = 28.0 * math.sqrt(3)
+    for cell in grid.cells:
+        x, y = board.centre_of(cell)
+        assert board.cell_at(x, y) == grid.name(cell)
+        # Half-way to a corner is still inside; a neighbour's centre is one spacing away.
+        assert board.cell_at(x + 0.45 * 28.0, y) == grid.name(cell)
+        for direction in HexDirection:
+            hx, hy = geo.heading_vector(board.heading(direction))
+            stepped = grid.step(cell, direction)
             seen = board.cell_at(x + hx * spacing, y + hy * spacing)
             assert (grid.name(stepped) if stepped is not None else None) == seen
+    # Headings: E is east, and the six are 60 degrees apart anticlockwise as hexgrid turns them.
+    assert board.heading(HexDirection.E) == pytest.approx(90.0)
+    for direction in HexDirection:
+        turned = board.heading(direction.turned(1))
+        assert (board.heading(direction) - turned) % 360 == pytest.approx(60.0)
+
+
+def hex_grid_of(radius: int):
+    from companion.boards.hexgrid import hex_grid
+
+    return hex_grid(radius)

@@ -42,5 +42,44 @@
       a1_corner: $("a1_corner").value, seed: Number($("seed").value) || 0 });
   });
   $("import").addEventListener("submit", (e) => { e.preventDefault(); send("/api/import", { record: $("record").value }); });
+
+  // Calibration: the latest camera picture (grid drawn by the pipeline), and the a1 corner.
+  function showCorner(value) {
+    $("a1_corner").value = value;
+    for (const b of document.querySelectorAll(".calibration .corner")) {
+      const chosen = b.dataset.corner === value;
+      b.classList.toggle("chosen", chosen);
+      b.setAttribute("aria-pressed", chosen ? "true" : "false");
+    }
+  }
+  for (const b of document.querySelectorAll(".calibration .corner")) {
+    b.addEventListener("click", () => showCorner(b.dataset.corner));
+  }
+  $("a1_corner").addEventListener("change", () => showCorner($("a1_corner").value));
+  if ($("save-corner")) {
+    $("save-corner").addEventListener("click", async () => {
+      const r = await fetch("/api/calibration", { method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+        body: JSON.stringify({ a1_corner: $("a1_corner").value }) });
+      const data = await r.json().catch(() => ({}));
+      if (!r.ok) { toast(data.error || "error " + r.status); return; }
+      $("corner-in-play").textContent = "in play now: " + data.a1_corner;
+    });
+  }
+  let lastFrame = null;
+  async function refreshCamera() {
+    const r = await fetch("/api/calibration", { credentials: "same-origin" });
+    if (!r.ok) return;
+    const c = await r.json();
+    $("calibration").classList.toggle("manual", !c.has_frame);
+    $("calibration-img").hidden = !c.has_frame;
+    $("no-camera").hidden = c.has_frame;
+    if (c.has_frame && c.frame_time !== lastFrame) {
+      lastFrame = c.frame_time;
+      $("calibration-img").src = "/video.jpg?t=" + c.frame_time;
+    }
+  }
+  setInterval(refreshCamera, 2000);
+  refreshCamera();
   gameChanged();
 })();

@@ -1,0 +1,262 @@
+"""The referee adapters of Zamboni Wars, ARENA and Ice Arena: scripted engine states are shown to
+the referee as the camera would see them, and it must name the legal action that was played, or
+say "illegal or misread" when nothing legal explains the table."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from companion.games import get_game
+from companion.games.ice_arena import MoveTo
+from companion.games.space_arena import Design, Hold as ArenaHold, Plan, Start
+from companion.games.zamboni_wars import Fire, Move, Phase, Roll
+from companion.pieces import Colour, Pose, Size
+from companion.referee import Referee, adapter_for
+from companion.referee.ice_arena import stack_matches_bot
+from companion.vision.observation import Observation, SeenPiece
+
+ARENA_COLOURS = (Colour.PURPLE, Colour.ORANGE)
+
+
+def _lying(colour, size, direction, cell, stack=None, level=None):
+    return SeenPiece(kind="pyramid", colour=colour, size=size, pose=Pose.LYING, direction=direction, cell=cell,
+                     stack=stack, level=level)
+
+
+def _upright(colour, size, cell, stack=None, level=None):
+    return SeenPiece(kind="pyramid", colour=colour, size=size, pose=Pose.UPRIGHT, cell=cell, stack=stack, level=level)
+
+
+# --- Zamboni Wars -----------------------------------------------------------------------------
+
+def zamboni_table(state, inner: bool = True) -> Observation:
+    """Each Zamboni as a nest: the outer piece (its armour) at level 0, the inner ones above it."""
+    grid = get_game("zamboni-wars").new_initial_state(2).board  # noqa: F841  (the board is the state's)
+    from companion.boards.square import square_grid
+
+    names = square_grid(6, 6)
+    pieces = []
+    for seat, z in enumerate(state.zambonis):
+        if z is None:
+            continue
+        colour = state.colour_of(seat)
+        for level, size in enumerate(z.sizes if inner else z.sizes[:1]):
+            pieces.append(_lying(colour, size, z.facing.value, names.name(z.cell), stack=seat, level=level))
+    pieces += [SeenPiece(kind="d6", cell=names.name(c)) for c in state.cover]
+    pieces.append(SeenPiece(kind="d6", table_mm=(500.0, -80.0)))  # the movement die, off the board
+    return Observation("zamboni-wars", tuple(pieces))
+
+
+def _zamboni_start():
+    return get_game("zamboni-wars").new_initial_state(2)
+
+
+def test_zamboni_the_start_is_seen_exactly_and_inner_pieces_do_not_matter():
+    state = _zamboni_start()
+    adapter = adapter_for("zamboni-wars")
+    for inner in (True, False):
+        seen, unsure = adapter.seen(zamboni_table(state, inner))
+        assert seen == adapter.expected(state) and not unsure
+    assert Referee(adapter, state).judge(zamboni_table(state)).text == "no move"
+
+
+def test_zamboni_a_move_is_recognised_whatever_the_die_showed():
+    state = _zamboni_start()
+    rolled = state.apply(Roll(4))
+    move = next(m for m in rolled.legal_actions() if isinstance(m, Move) and m.facing != state.zambonis[0].facing)
+    after = rolled.apply(move)
+    referee = Referee(adapter_for("zamboni-wars"), state)
+    verdict = referee.update(zamboni_table(after))
+    assert verdict.accepted and verdict.actions[-1] == move and isinstance(verdict.actions[0], Roll)
+    assert referee.state.zambonis == after.zambonis and referee.state.turn == after.turn
+
+
+def _aiming_state():
+    rng = random.Random(3)
+    for _ in range(200):
+        state = _zamboni_start()
+        for _ in range(400):
+            if state.phase == Phase.AIM:
+                return state
+            if state.current_player() < 0 and state.phase != Phase.MOVE_ROLL and state.phase != Phase.LASER_ROLL:
+                break
+            actions = state.legal_actions()
+            if not actions:
+                break
+            state = state.apply(rng.choice(actions))
+    raise AssertionError("no aiming position found")
+
+
+def test_zamboni_a_laser_hit_is_seen_as_the_targets_outer_piece_gone():
+    state = _aiming_state()
+    target = state.aimed_at().seat
+    hit = state.apply(Fire(state.turn, target)).apply(Roll(6))
+    assert hit.zambonis[target].armour == state.zambonis[target].armour - 1
+    referee = Referee(adapter_for("zamboni-wars"), state)
+    verdict = referee.update(zamboni_table(hit, inner=False))
+    assert verdict.accepted and verdict.actions[0] == Fire(state.turn, target)
+    assert referee.state.zambonis == hit.zambonis
+
+
+def test_zamboni_a_jump_no_roll_allows_is_illegal_or_misread():
+    state = _zamboni_start()
+    table = zamboni_table(state)
+    moved = tuple(replace(p, cell="d4") if p.stack == 0 else p for p in table.pieces)
+    referee = Referee(adapter_for("zamboni-wars"), state)
+    verdict = referee.update(replace(table, pieces=moved))
+    assert not verdict.accepted and verdict.text.startswith("illegal or misread: expected ")
+    assert "@d4" in verdict.text and referee.state is state
+
+
+# --- ARENA ------------------------------------------------------------------------------------
+
+def arena_table(state, laid_down: int | None = None, die: int | None = None) -> Observation:
+    """Each ship as a tree of its colour, as many pieces as its height; seat `laid_down`'s ship is
+    one lying piece with a d8 beside it showing `die` (None: the die's face was not read)."""
+    pieces = []
+    for seat, ship in enumerate(state.ships):
+        if not ship.flying:
+            continue
+        tile = state.arena.name(ship.at).rpartition("h")[0]
+        if seat == laid_down:
+            pieces.append(_lying(ARENA_COLOURS[seat], Size.LARGE, "N", tile))
+            file = chr(ord(tile[0]) + (1 if tile[0] < "h" else -1))
+            pieces.append(SeenPiece(kind="d8", cell=file + tile[1:], value=die))
+            continue
+        for level in range(ship.at[2] + 1):
+            pieces.append(_upright(ARENA_COLOURS[seat], Size(3 - min(level, 2)), tile, stack=seat, level=level))
+    return Observation("space-arena", tuple(pieces))
+
+
+def _arena_designed():
+    state = get_game("space-arena").new_initial_state(2)
+    for seat in range(2):
+        state = state.apply(Design(seat, 5, 5, 5, 5))
+    return state
+
+
+def test_arena_ships_appearing_in_corners_are_the_starts():
+    state = _arena_designed()
+    after = state.apply(Start(0, "a1h3")).apply(Start(1, "h8h2"))
+    referee = Referee(adapter_for("space-arena", ARENA_COLOURS), state)
+    verdict = referee.update(arena_table(after))
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["P1 start a1h3", "P2 start h8h2"]
+
+
+def test_arena_a_round_is_read_off_where_the_ships_now_fly():
+    start = _arena_designed().apply(Start(0, "a1h3")).apply(Start(1, "h8h2"))
+    plans = (Plan(0, (1, 2, 1)), Plan(1, (0, -1, 0)))
+    after = start
+    for action in (*plans, ArenaHold(0), ArenaHold(1)):
+        after = after.apply(action)
+    assert after.ships[0].at == (1, 2, 3)
+    referee = Referee(adapter_for("space-arena", ARENA_COLOURS), start)
+    verdict = referee.update(arena_table(after))
+    assert verdict.accepted and verdict.actions[:2] == plans
+    assert referee.state.ships == after.ships
+
+
+def test_arena_a_laid_down_ship_takes_its_height_from_the_d8_beside_it():
+    start = _arena_designed().apply(Start(0, "a1h3")).apply(Start(1, "h8h2"))
+    adapter = adapter_for("space-arena", ARENA_COLOURS)
+    seen, unsure = adapter.seen(arena_table(start, laid_down=1, die=2))
+    assert seen == adapter.expected(start) and not unsure
+    # Unread, the height is a doubt: the ship is where it should be, but nothing is confirmed by it.
+    seen, unsure = adapter.seen(arena_table(start, laid_down=1, die=None))
+    assert "orange @h8 h?" in seen and unsure["orange @h8 h?"] == 1
+    assert adapter.compare(adapter.expected(start), seen, unsure) == 0.5
+
+
+def test_arena_a_ship_beyond_its_speed_is_illegal_or_misread():
+    start = _arena_designed().apply(Start(0, "a1h3")).apply(Start(1, "h8h2"))
+    table = arena_table(start)
+    far = tuple(replace(p, cell="h1") if p.colour == ARENA_COLOURS[0] else p for p in table.pieces)
+    referee = Referee(adapter_for("space-arena", ARENA_COLOURS), start)
+    verdict = referee.update(replace(table, pieces=far))
+    assert not verdict.accepted and verdict.text.startswith("illegal or misread: expected ")
+    assert referee.state is start
+
+
+def test_arena_needs_the_seats_colours():
+    with pytest.raises(ValueError, match="colour"):
+        adapter_for("space-arena")
+
+
+# --- Ice Arena --------------------------------------------------------------------------------
+
+def ice_arena_table(state, hide_equal: bool = False) -> Observation:
+    """Bots as stacks (core, spares, cap); with `hide_equal` a piece capped by one of its own size
+    is left out, as the camera would miss it."""
+    grid = state.grid
+    pieces = []
+    for k, bot in enumerate(state.bots):
+        stack = [(p.colour, p.size) for p in bot.core] + [(c, Size.SMALL) for c in bot.spares]
+        stack.append((state.colours[bot.owner], Size.SMALL))
+        if hide_equal:
+            stack = [s for i, s in enumerate(stack) if i + 1 == len(stack) or stack[i + 1][1] < s[1]]
+        for level, (colour, size) in enumerate(stack):
+            pieces.append(_upright(colour, size, grid.name(bot.cell), stack=k, level=level))
+    for small in state.smalls:
+        name = grid.name(small.cell)
+        if small.direction is None:
+            pieces.append(_upright(small.colour, Size.SMALL, name))
+        else:
+            pieces.append(_lying(small.colour, Size.SMALL, small.direction.value, name))
+    return Observation("ice-arena", tuple(pieces))
+
+
+def _ice_arena_about_to_move():
+    rng = random.Random(7)
+    state = get_game("ice-arena").new_initial_state(2)
+    for _ in range(3000):
+        actions = state.legal_actions()
+        moves = [a for a in actions if isinstance(a, MoveTo) and state.grid.name(state.bot(a.bot).cell) != a.cell]
+        if moves:
+            return state, moves[0]
+        state = state.apply(rng.choice(actions))
+    raise AssertionError("no bot got to move")
+
+
+def test_ice_arena_bots_are_seen_as_stacks_even_with_hidden_pieces():
+    state = get_game("ice-arena").new_initial_state(2)
+    adapter = adapter_for("ice-arena")
+    for hide in (False, True):
+        seen, unsure = adapter.seen(ice_arena_table(state, hide))
+        assert adapter.compare(adapter.expected(state), seen, unsure) == 0
+    assert Referee(adapter, state).judge(ice_arena_table(state, True)).text == "no move"
+
+
+def test_a_stack_matches_a_bot_only_with_its_core_in_order_and_its_owners_cap():
+    bot = "bot red-L/blue-M/red-M|blue,green|red @0,0"
+    assert stack_matches_bot(["red-L", "blue-M", "red-M", "green-S", "blue-S", "red-S"], bot)
+    assert stack_matches_bot(["red-L", "blue-M", "red-M", "red-S"], bot)  # smalls under the cap hidden
+    assert not stack_matches_bot(["red-L", "red-M", "blue-M", "red-S"], bot)  # core out of order
+    assert not stack_matches_bot(["red-L", "blue-M", "red-M", "blue-S"], bot)  # not the owner's cap
+    assert not stack_matches_bot(["red-L", "blue-M", "red-M", "yellow-S", "red-S"], bot)  # not a spare
+
+
+def test_ice_arena_a_bot_moving_is_recognised():
+    state, move = _ice_arena_about_to_move()
+    after = state.apply(move)
+    referee = Referee(adapter_for("ice-arena"), state)
+    verdict = referee.update(ice_arena_table(after))
+    assert verdict.accepted and verdict.actions == (move,)
+    assert referee.state.bot(move.bot).cell == after.bot(move.bot).cell
+
+
+def test_ice_arena_a_bot_where_it_cannot_go_is_illegal_or_misread():
+    state, move = _ice_arena_about_to_move()
+    grid = state.grid
+    table = ice_arena_table(state)
+    here = grid.name(state.bot(move.bot).cell)
+    far = next(grid.name(c) for c in range(len(list(grid.cells())) - 1, -1, -1)
+               if state.bot_at(c) is None and not state.smalls_at(c)
+               and not any(m.cell == grid.name(c) for m in state.legal_actions() if isinstance(m, MoveTo)))
+    pieces = tuple(replace(p, cell=far) if p.cell == here and p.stack is not None else p for p in table.pieces)
+    referee = Referee(adapter_for("ice-arena"), state)
+    verdict = referee.update(replace(table, pieces=pieces))
+    assert not verdict.accepted and verdict.text.startswith("illegal or misread: expected ")
+    assert referee.state is state

@@ -1,0 +1,463 @@
+"""The camera pipeline end to end, and each fault it must survive (issue 12), without a model or camera.
+
+Frames come from `DrawnTable` (an Icebomb Arena table drawn from engine states, hands passing
+between moves) through fake frame sources; the detector is `MarkerDetector`, which reads the
+drawn markers back, so every stage after the detector is the real one.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.pipeline import CameraFeed, PipelineConfig, PipelineConfigError, make_feed
+from companion.session import CameraSource, SessionHub, SourceError, SourceRunner
+from companion.sources import (DrawnTable, Frame, ImageFolderSource, MarkerDetector, VideoFileSource,
+                               decode_image, demo_video_path, open_source)
+
+SAMPLE = Path(__file__).resolve().parents[1] / "companion" / "data" / "samples" / "icebomb-arena-4p.jsonl"
+LINES = SAMPLE.read_text().splitlines()
+TEXTS = [json.loads(line)["action"] for line in LINES[1:]]
+SIZE = (640, 360)
+FAST = dict(realtime=False, push_fps=0, stall_seconds=0.5)
+
+
+def wait_until(predicate, limit=15.0):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.fixture(scope="module")
+def table():
+    return DrawnTable(*SIZE)
+
+
+def scripted_frames(table, state, texts, calm=4, hand=2, shift=(0.0, 0.0)):
+    """(frames, indices of hand frames, state after): calm frames of each position, a hand between moves."""
+    frames, hands = [], set()
+    for _ in range(calm):
+        frames.append(table.draw_state(state, shift=shift))
+    for step, text in enumerate(texts):
+        state = state.apply(text)
+        for k in range(hand):
+            hands.add(len(frames))
+            frames.append(table.draw_state(state, shift=shift, hand_at=(250 + 40 * k + 7 * step, 190 - 20 * k)))
+        for _ in range(calm):
+            frames.append(table.draw_state(state, shift=shift))
+    return frames, hands, state
+
+
+class ListSource:
+    """A fake camera or file: plays a list of frames; `live` makes the frozen and stall checks apply."""
+
+    def __init__(self, frames, live=False, description="fake camera"):
+        self.frames, self.live, self.description, self.fps = frames, live, description, 30.0
+        self.position = 0
+        self.opened = 0
+
+    def open(self):
+        self.opened += 1
+
+    def read(self):
+        if self.position >= len(self.frames):
+            return None
+        item = self.frames[self.position]
+        self.position += 1
+        if isinstance(item, Exception):
+            raise item
+        if isinstance(item, Frame):
+            return item
+        return Frame(item, self.position - 1, time.monotonic(), f"#{self.position - 1}")
+
+    def close(self):
+        pass
+
+
+def hub_after_bids(tmp_path) -> SessionHub:
+    """A game of the sample record after its four bids: bombs are placed next (beads appear)."""
+    hub = SessionHub(tmp_path)
+    hub.import_record(LINES[:5])
+    return hub
+
+
+def run_to_end(hub, feed, limit=30.0):
+    runner = SourceRunner(hub, feed, first_delay=0.05, max_delay=0.2).start()
+    try:
+        assert wait_until(lambda: "ended" in hub.faults().get("source", ""), limit), hub.faults()
+    finally:
+        runner.stop()
+    return runner
+
+
+def camera_moves(hub):
+    return [item.text for item in hub.session.snapshot().log if item.source == "camera"]
+
+
+class HandAwareDetector(MarkerDetector):
+    """Records whether it was ever run on a frame with a hand (skin) in it."""
+
+    def __init__(self):
+        super().__init__()
+        self.saw_hand = 0
+
+    def __call__(self, frame):
+        if cv2.inRange(frame, (110, 150, 205), (130, 170, 225)).any():
+            self.saw_hand += 1
+        return super().__call__(frame)
+
+
+# ---- the pipeline end to end ---------------------------------------------------------------------------
+
+def test_moves_seen_on_the_table_are_refereed_and_journalled_with_their_observation(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:10])
+    detector = HandAwareDetector()
+    feed = CameraFeed("fake", PipelineConfig(**FAST), detector, lambda: ListSource(frames))
+    run_to_end(hub, feed)
+    assert camera_moves(hub) == TEXTS[4:10]
+    assert detector.saw_hand == 0, "the detector ran while a hand was over the board"
+    assert detector.calls <= 2 * 7, "the detector ran on still frames it had already seen"
+    entries = [e for e in hub.session._journal.entries() if e.kind == "action" and e.source == "camera"]
+    assert entries[0].observation["camera"]["position"]["cells"]["d4"] == ["bead"]
+    assert hub.frame()[0][:2] == b"\xff\xd8"  # the annotated picture reached the page
+    assert hub.session.snapshot().verdicts == ()
+    hub.close()
+
+
+def test_a_pawn_before_the_bombs_are_placed_is_a_verdict_and_the_game_does_not_change(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    state = hub.session.snapshot().state
+    frames = [table.draw_state(state)] * 4
+    frames += [table.draw({0: "e4"}, hand_at=(300, 180))] + [table.draw({0: "e4"})] * 4
+    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource(frames))
+    run_to_end(hub, feed)
+    snapshot = hub.session.snapshot()
+    assert len(snapshot.actions) == 4  # only the bids
+    (verdict,) = snapshot.verdicts
+    assert verdict.kind == "illegal" and verdict.source == "camera"
+    assert "+[pawn @e4]" in verdict.seen
+    assert verdict.reason.startswith("illegal or misread") and "seen pawn @e4" in verdict.reason
+    hub.close()
+
+
+def test_the_capture_thread_keeps_only_the_newest_frame_in_real_time(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    frames = [table.draw_state(hub.session.snapshot().state)] * 60
+    source = ListSource(frames)
+    source.fps = 200.0  # faster than the slowed detector below
+    feed = CameraFeed("fake", PipelineConfig(realtime=True, push_fps=0, redetect_pixels=0),
+                      MarkerDetector(delay=0.02), lambda: source)
+    run_to_end(hub, feed)
+    assert feed.frames < 45, "every frame was processed: stale frames were queued"
+    hub.close()
+
+
+# ---- faults (issue 12) --------------------------------------------------------------------------------
+
+class Unpluggable:
+    """A live camera: delivers `before`, is unplugged (read fails, then open fails once), then delivers `after`."""
+
+    description = "webcam:9"
+    live = True
+    fps = 30.0
+
+    def __init__(self, before, after):
+        self.before, self.after = before, after
+        self.connection = 0
+        self.position = 0
+        self.frames = before
+
+    def open(self):
+        self.connection += 1
+        if self.connection == 2:
+            raise SourceError("camera 9 cannot be opened (unplugged, or in use by another program)")
+        self.frames = self.before if self.connection == 1 else self.after
+        self.position = 0
+
+    def read(self):
+        if self.position >= len(self.frames):
+            if self.connection == 1:
+                raise SourceError("camera 9 was unplugged")
+            return None
+        frame = Frame(self.frames[self.position], self.position, time.monotonic(), f"#{self.position}")
+        self.position += 1
+        return frame
+
+    def close(self):
+        pass
+
+
+def test_camera_unplugged_and_replugged_reconnects_and_loses_nothing(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    state = hub.session.snapshot().state
+    before, _, state = scripted_frames(table, state, TEXTS[4:6])
+    after, _, _ = scripted_frames(table, state, TEXTS[6:8])
+    camera = Unpluggable(before, after)
+    seen = []
+    feed = CameraFeed("webcam:9", PipelineConfig(**FAST), MarkerDetector(), lambda: camera)
+    feed.on_stable = lambda *_: seen.append(hub.faults().get("source"))
+    runner = SourceRunner(hub, feed, first_delay=0.05, max_delay=0.2).start()
+    messages = []
+    try:
+        assert wait_until(lambda: messages.append(hub.faults().get("source")) or len(camera_moves(hub)) == 4)
+    finally:
+        runner.stop()
+    assert camera_moves(hub) == TEXTS[4:8]
+    assert any(m and "unplugged" in m and "retrying" in m for m in messages)
+    assert camera.connection == 3
+    notes = [e.detail["message"] for e in hub.session._journal.entries() if e.kind == "note"]
+    assert any("unplugged" in n for n in notes)
+    hub.close()
+
+
+def test_a_live_camera_that_stops_delivering_is_taken_as_unplugged(tmp_path, table):
+    class Stalled(ListSource):
+        closed = False
+
+        def read(self):
+            while self.position >= 3 and not self.closed:
+                time.sleep(0.02)  # the driver blocks: no picture, no error
+            return None if self.closed else super().read()
+
+        def close(self):
+            self.closed = True
+
+    hub = hub_after_bids(tmp_path)
+    frame = table.draw_state(hub.session.snapshot().state)
+    feed = CameraFeed("webcam:3", PipelineConfig(**{**FAST, "stall_seconds": 0.3}), MarkerDetector(),
+                      lambda: Stalled([frame] * 3, live=True))
+    runner = SourceRunner(hub, feed, first_delay=5.0).start()
+    try:
+        assert wait_until(lambda: "no picture for" in hub.faults().get("source", ""), 10)
+    finally:
+        runner.stop()
+    assert "camera unplugged?" in hub.faults()["source"]
+    hub.close()
+
+
+def test_unreadable_and_truncated_frames_are_skipped_with_a_message(tmp_path, table):
+    hub = hub_after_bids(tmp_path / "data")
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:6])
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i, frame in enumerate(frames):
+        cv2.imwrite(str(folder / f"{i:03d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    whole = (folder / "005.jpg").read_bytes()
+    (folder / "005.jpg").write_bytes(whole[: len(whole) // 2])  # a half-written file
+    (folder / "009.jpg").write_bytes(b"not a picture at all")
+    reports = []
+    original = hub.report_fault
+    hub.report_fault = lambda key, message: reports.append((key, message)) or original(key, message)
+    feed = CameraFeed(str(folder), PipelineConfig(**FAST), MarkerDetector())
+    run_to_end(hub, feed)
+    assert camera_moves(hub) == TEXTS[4:6]
+    frame_faults = [m for k, m in reports if k == "frames"]
+    assert any("005.jpg" in m and "truncated JPEG" in m for m in frame_faults)
+    assert any("009.jpg" in m and "not a readable image" in m for m in frame_faults)
+    assert feed.stats.counts["bad_frames"] == 2
+    hub.close()
+
+
+def test_decode_image_refuses_a_truncated_jpeg_that_libjpeg_would_pad_with_grey(table):
+    ok, data = cv2.imencode(".jpg", table.draw())
+    image, problem = decode_image(data.tobytes(), "x.jpg")
+    assert problem is None and image.shape == (SIZE[1], SIZE[0], 3)
+    image, problem = decode_image(data.tobytes()[:-400], "x.jpg")
+    assert image is None and "truncated" in problem
+
+
+def test_a_video_that_ends_leaves_the_game_in_manual_mode_with_its_moves_kept(tmp_path, table):
+    hub = hub_after_bids(tmp_path / "data")
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:6])
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, SIZE)
+    for frame in frames:
+        writer.write(frame)
+    writer.release()
+    feed = make_feed(str(video), PipelineConfig(**FAST), MarkerDetector())
+    run_to_end(hub, feed)
+    assert "the feed ended; manual mode" in hub.faults()["source"]
+    assert camera_moves(hub) == TEXTS[4:6]
+    hub.session.apply(TEXTS[6])  # the game goes on by hand
+    hub.close()
+
+
+def test_a_frozen_picture_is_reported_then_the_camera_reopened(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    frame = table.draw_state(hub.session.snapshot().state)
+
+    class Frozen(ListSource):
+        def read(self):
+            time.sleep(0.01)
+            return Frame(frame, 0, time.monotonic(), "#0")  # the same picture for ever
+
+    sources = []
+    config = PipelineConfig(**{**FAST, "frozen_seconds": 0.2, "frozen_restart_seconds": 0.6})
+    feed = CameraFeed("webcam:1", config, MarkerDetector(),
+                      lambda: sources.append(Frozen([], live=True)) or sources[-1])
+    runner = SourceRunner(hub, feed, first_delay=0.05, max_delay=0.1).start()
+    frozen_messages = []
+    try:
+        assert wait_until(lambda: frozen_messages.append(hub.faults().get("camera picture")) or len(sources) >= 2)
+    finally:
+        runner.stop()
+    assert any(m and "has not changed" in m and "frozen" in m for m in frozen_messages)
+    notes = [e.detail["message"] for e in hub.session._journal.entries() if e.kind == "note"]
+    assert any("reopening the camera" in n for n in notes)
+    assert len(hub.session.snapshot().actions) == 4
+    hub.close()
+
+
+def test_the_board_bumped_is_located_again_and_later_moves_still_read_right(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    state = hub.session.snapshot().state
+    before, _, state = scripted_frames(table, state, TEXTS[4:6])
+    bump = [table.draw_state(state, shift=(12.0, 5.0))]
+    after, _, _ = scripted_frames(table, state, TEXTS[6:8], shift=(30.0, 14.0))
+    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource(before + bump + after))
+    run_to_end(hub, feed)
+    assert camera_moves(hub) == TEXTS[4:8]
+    assert feed.stats.counts["board_moved"] >= 1
+    notes = [e.detail["message"] for e in hub.session._journal.entries() if e.kind == "note"]
+    assert any("board moved" in n and "located again" in n for n in notes)
+    assert hub.session.snapshot().verdicts == ()
+    hub.close()
+
+
+def test_a_board_knocked_out_of_view_is_a_fault_and_the_game_is_unchanged(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    state = hub.session.snapshot().state
+    frames = [table.draw_state(state)] * 4 + [np.full((SIZE[1], SIZE[0], 3), 115, np.uint8)] * 20
+    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource(frames))
+    run_to_end(hub, feed)
+    assert "not found" in hub.faults()["board"]
+    assert len(hub.session.snapshot().actions) == 4 and hub.session.snapshot().verdicts == ()
+    hub.close()
+
+
+def test_a_missing_model_says_so_and_stays_in_manual_mode_with_the_picture_shown(tmp_path, table):
+    hub = hub_after_bids(tmp_path / "data")
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:6])
+    config = PipelineConfig(**FAST, model=tmp_path / "models" / "pieces.pt", colour_model=None)
+    feed = CameraFeed("fake", config, None, lambda: ListSource(frames))
+    run_to_end(hub, feed)
+    message = hub.faults()["model"]
+    assert "pieces.pt does not exist" in message and "manual mode" in message
+    assert hub.frame()[0] is not None
+    assert camera_moves(hub) == []
+    hub.session.apply(TEXTS[4])  # the page still referees by hand
+    hub.close()
+
+
+def test_a_corrupt_model_file_says_so_and_stays_in_manual_mode(tmp_path, table):
+    pytest.importorskip("ultralytics")
+    hub = hub_after_bids(tmp_path / "data")
+    weights = tmp_path / "pieces.pt"
+    weights.write_bytes(b"\x00\x01 this is not a torch checkpoint")
+    frames = [table.draw_state(hub.session.snapshot().state)] * 3
+    feed = CameraFeed("fake", PipelineConfig(**FAST, model=weights, colour_model=None), None,
+                      lambda: ListSource(frames))
+    run_to_end(hub, feed, 60)
+    message = hub.faults()["model"]
+    assert "cannot load model" in message and "manual mode" in message
+    hub.close()
+
+
+def test_a_corrupt_calibration_file_is_reported_and_the_pipeline_works_without_it(tmp_path, table):
+    hub = hub_after_bids(tmp_path / "data")
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:6])
+    calibration = tmp_path / "camera.json"
+    calibration.write_text('{"format": "icehouse-companion/camera-intrinsics", "version": 1, "image_si')
+    feed = CameraFeed("fake", PipelineConfig(**FAST, calibration=calibration), MarkerDetector(),
+                      lambda: ListSource(frames))
+    run_to_end(hub, feed)
+    message = hub.faults()["calibration"]
+    assert "camera.json: not valid JSON" in message and "without lens correction" in message
+    assert camera_moves(hub) == TEXTS[4:6]
+    hub.close()
+
+
+# ---- sources, specs and settings ---------------------------------------------------------------------
+
+def test_source_specs(tmp_path):
+    assert open_source("webcam:2").description == "webcam:2"
+    with pytest.raises(ValueError, match="webcam:N"):
+        open_source("webcam:front")
+    with pytest.raises(FileNotFoundError):
+        open_source(str(tmp_path / "nothing.mp4"))
+    (tmp_path / "one.jpg").write_bytes(b"x")
+    with pytest.raises(ValueError, match="one image is not a feed"):
+        open_source(str(tmp_path / "one.jpg"))
+    assert isinstance(open_source(str(tmp_path)), ImageFolderSource)
+
+
+def test_a_missing_source_on_the_command_line_is_a_fault_and_manual_mode(tmp_path):
+    hub = SessionHub(tmp_path)
+    runner = SourceRunner(hub, CameraSource(str(tmp_path / "nowhere.avi"))).start()
+    try:
+        assert wait_until(lambda: "manual mode" in hub.faults().get("source", ""), 10)
+    finally:
+        runner.stop()
+    assert "nowhere.avi" in hub.faults()["source"]
+
+
+def test_a_video_file_source_reads_every_frame_then_ends(tmp_path, table):
+    video = tmp_path / "v.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 12.0, SIZE)
+    for _ in range(5):
+        writer.write(table.draw())
+    writer.release()
+    source = VideoFileSource(video)
+    source.open()
+    got = []
+    while (frame := source.read()) is not None:
+        got.append(frame)
+    source.close()
+    assert len(got) == 5 and all(f.image.shape == (SIZE[1], SIZE[0], 3) for f in got)
+    assert source.fps == pytest.approx(12.0)
+
+
+def test_settings_file_defaults_and_errors(tmp_path, monkeypatch):
+    assert PipelineConfig.load().model == Path("models/pieces.pt")
+    assert PipelineConfig().colour_model == Path("models/colours.pt")
+    path = tmp_path / "pipeline.json"
+    path.write_text(json.dumps({"model": "m/p.pt", "seat_colours": ["blue", "red"], "push_fps": 2,
+                                "tracker": {"calm_frames": 5}}))
+    monkeypatch.setenv("COMPANION_PIPELINE_CONFIG", str(path))
+    config = PipelineConfig.load()
+    assert config.model == Path("m/p.pt") and config.seat_colours == ("blue", "red")
+    assert config.push_fps == 2.0 and config.tracker.calm_frames == 5
+    path.write_text(json.dumps({"modle": "x"}))
+    with pytest.raises(PipelineConfigError, match="unknown setting 'modle'"):
+        PipelineConfig.load()
+    path.write_text(json.dumps({"push_fps": "fast"}))
+    with pytest.raises(PipelineConfigError, match="setting 'push_fps'"):
+        PipelineConfig.load()
+
+
+def test_the_demo_video_spec(tmp_path):
+    try:
+        path = demo_video_path()
+    except FileNotFoundError:
+        with pytest.raises(FileNotFoundError, match="demo video"):
+            make_feed("demo-video", PipelineConfig(**FAST), MarkerDetector())
+        pytest.skip("companion/data/demo/ is not rendered yet: only the missing-demo message is checked")
+    feed = make_feed("demo-video", PipelineConfig(**FAST), lambda frame: [])
+    assert feed.demo_record is not None and path.exists()
+    hub = SessionHub(tmp_path)
+    stop = threading.Event()
+    threading.Timer(3.0, stop.set).start()
+    feed.run(hub, stop)
+    assert hub.session.header.game == "icebomb-arena"
+    assert hub.frame()[0] is not None
+    hub.close()
