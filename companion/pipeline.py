@@ -30,7 +30,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +141,9 @@ class PipelineConfig:
                         raise TypeError("expected an object")
                     kwargs[key] = TrackerConfig(**value)
                 elif key in ("model", "colour_model", "calibration"):
-                    kwargs[key] = None if value is None and key != "model" else Path(str(value))
+                    if value is None and key == "model" or value is not None and not isinstance(value, str):
+                        raise TypeError("expected a file path")
+                    kwargs[key] = None if value is None else Path(value)
                 elif key == "seat_colours":
                     kwargs[key] = tuple(Colour.parse(str(v)).value for v in value)
                 elif key == "cell_mm":

@@ -810,6 +810,8 @@ class IceArenaState(State):
             return f"{acting.id} ({seat_name(acting.owner)}) acts now, not {bot.id}"
         if isinstance(action, Pick):
             return "dice are picked at the start of a round"
+        if self.tosser is not None and not isinstance(action, Land):
+            return "the tossed yellows must land first"
         if isinstance(action, Land):
             if self.tosser is None:
                 return "no small yellow is in the air"
@@ -835,9 +837,10 @@ class IceArenaState(State):
             return f"{bot.id} has no large piece that lets it {what}"
         if isinstance(action, Toss):
             return f"no small yellow is next to {bot.id}"
+        where = f"the small {colour.value} at {action.cell}"
         if isinstance(action, Push):
-            return f"{bot.id} cannot push the small {colour.value} at {action.cell} (not adjacent, or the way is blocked)"
-        return f"{bot.id} cannot turn a small {colour.value} at {action.cell} that way (not adjacent, or it already points so)"
+            return f"{bot.id} cannot push {where} (not adjacent, or the way is blocked)"
+        return f"{bot.id} cannot turn {where} that way (not adjacent, or it already points so)"
 
     def _why_not(self, bot: Bot, action: IceArenaAction) -> str:
         stage = "damage" if self.damage else self.stage

@@ -30,6 +30,9 @@ class Adapter:
     """What a game shows on the table. Subclasses override `expected` and usually `seen`."""
 
     game: str = ""
+    max_steps: int | None = None
+    """Candidate sequences the referee may chain to explain one change (None: the referee's own
+    limit); a game whose candidates already cover a whole round sets 1."""
 
     def expected(self, state: State) -> Counter:
         """The items a camera should see in `state`."""
@@ -132,7 +135,8 @@ class Referee:
 
         found = [score((), self.state)]
         frontier = [found[0]]
-        for _ in range(self.max_actions):
+        depth = min(self.max_actions, adapter.max_steps or self.max_actions)
+        for _ in range(depth):
             grown = []
             for ex in frontier:
                 for seq in adapter.candidates(ex.state, seen):

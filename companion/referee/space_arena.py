@@ -80,6 +80,7 @@ class ArenaAdapter(Adapter):
     """`colours[p]` is the colour of seat p's ship."""
 
     game = "space-arena"
+    max_steps = 1  # one candidate is a whole round (or every start seen): ships move once a round
 
     def __init__(self, colours: Sequence[Colour]):
         self.colours = tuple(colours)
@@ -119,7 +120,21 @@ class ArenaAdapter(Adapter):
         if player == CHANCE:
             return [(a,) for a, _ in state.chance_outcomes()]
         if state.phase == Phase.START:
-            return [(a,) for a in state.legal_actions()]
+            # Every ship seen in a corner is a start, in seat order (each takes a station).
+            names = {}
+            for text in seen:
+                colour, tile, height = _parse(text)
+                names.setdefault(colour, f"{tile}h{height}")
+            starts, started = [], state
+            while started.phase == Phase.START:
+                seat = started.current_player()
+                at = names.get(self.colours[seat].value)
+                action = next((a for a in started.legal_actions() if a.at == at), None)
+                if action is None:
+                    break
+                starts.append(action)
+                started = started.apply(action)
+            return [tuple(starts)] if starts else [(a,) for a in state.legal_actions()]
         if state.phase == Phase.ORDERS:
             return [tuple(Hold(p) for p in state.players_to_act())]
         if state.phase == Phase.PLAN:

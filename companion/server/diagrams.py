@@ -241,10 +241,10 @@ _HEX_ANGLE = {"E": 90, "NE": 30, "NW": 330, "W": 270, "SW": 210, "SE": 150}
 
 def observed_position(observation: Any) -> dict[str, Any] | None:
     """The seen position in a verdict's observation: `Observation.to_json()`'s "position",
-    directly or under "observation"; None when the observation holds none."""
+    directly or under "observation" or "camera" (the pipeline's key); None when it holds none."""
     if not isinstance(observation, Mapping):
         return None
-    for holder in (observation, observation.get("observation")):
+    for holder in (observation, observation.get("observation"), observation.get("camera")):
         if isinstance(holder, Mapping):
             position = holder.get("position")
             if isinstance(position, Mapping) and ("cells" in position or "towers" in position):
@@ -309,7 +309,7 @@ def _square_dims(game: str, summary: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _square_cell(name: str, files: int, ranks: int) -> tuple[float, float] | None:
-    name = name.split("h")[0] if "h" in name[1:] else name  # ARENA tiles may carry a height
+    name = name[:1] + name[1:].split("h")[0]  # ARENA tiles may carry a height ('d4h3')
     if len(name) < 2 or not name[0].isalpha() or not name[1:].isdigit():
         return None
     file, rank = ord(name[0].lower()) - ord("a"), int(name[1:])

@@ -59,11 +59,12 @@ class DemoFrame:
 
 
 def demo_camera(width: int = WIDTH, height: int = HEIGHT) -> Camera:
-    """The fixed webcam: on a stand at the south seat's side, 0.75 m from the board centre,
-    28 degrees from straight down, 72 degrees of horizontal view."""
+    """The fixed webcam: on a stand at the south seat's side, 0.72 m from a point 40 mm south of the
+    board's centre, 25 degrees from straight down, 72 degrees of horizontal view; all four seats'
+    plan zones are in view."""
     cx, cy = BOARD.centre
-    tilt, distance = math.radians(28), 750.0
-    target = np.array([cx, cy - 15, BOARD.thickness_mm])
+    tilt, distance = math.radians(25), 720.0
+    target = np.array([cx, cy - 40, BOARD.thickness_mm])
     eye = target + distance * np.array([0.0, -math.sin(tilt), math.cos(tilt)])
     r, t = look_at(eye, target)
     fx = (width / 2) / math.tan(math.radians(72) / 2)
@@ -74,7 +75,7 @@ def demo_look() -> Look:
     """Warm indoor light from the upper left, a wooden table, a green-and-cream board."""
     return Look(light_dir=(-0.45, 0.3, 0.84), light_colour=(1.06, 1.0, 0.9), ambient=0.45, shadow_softness=2.5,
                 table_texture=1, table_kind="wood", table_tint=(1.0, 1.0, 1.0), board_style=0, piece_alpha=0.55,
-                exposure=1.0, white_balance=(1.02, 1.0, 0.97), blur_sigma=0.0, noise_sigma=1.2, jpeg_quality=60,
+                exposure=1.0, white_balance=(1.02, 1.0, 0.97), blur_sigma=0.0, noise_sigma=1.0, jpeg_quality=48,
                 vignette=0.12)
 
 
@@ -218,11 +219,11 @@ def make_demo(out: Path = OUT, record: Path = RECORD, seed: int = 0, width: int 
         nonlocal files
         scene = Scene("icebomb-arena", seed, BOARD, objects, camera, look, {})
         image = renderer.render(scene).image
-        quality = look.jpeg_quality - (15 if hand else 0)  # a moving hand is blurred anyway
-        if hand:
+        quality = look.jpeg_quality - (22 if hand else 0)
+        if hand:  # a webcam smears a frame with a moving hand in it (and it keeps the demo small)
             import cv2
 
-            image = cv2.GaussianBlur(image, (0, 0), 1.2)
+            image = cv2.GaussianBlur(image, (0, 0), 2.5)
         name = f"{files:05d}.jpg"
         (frames_dir / name).write_bytes(encode_jpeg(image, quality))
         files += 1

@@ -9,7 +9,9 @@ on the board plane, snapped to the board's directions (4 or 8 on squares, 6 on h
 Upright pyramids resting on others are grouped into stacks from the image alone: a piece rests on
 another when its contact point lies on the lower piece's axis (contact to apex) at the height where,
 by the two sizes, its rim meets the lower piece's faces. Stacks are ordered bottom to top by size
-(a larger piece cannot rest on a smaller one) and, among equal sizes, by height along the axis.
+(a larger piece cannot rest on a smaller one); among equal sizes, which rise only 2-3 mm on each
+other, a piece whose apex keypoint is scored as covered goes below one whose apex shows, then by
+height along the axis, measured over the keypoints and the box's top and bottom together.
 Lying pieces whose bodies overlap are one nest, the largest outside.
 
 Whatever the mapper doubts (a point near a cell border, a direction between two, a missing

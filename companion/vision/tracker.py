@@ -1,8 +1,10 @@
 """Stable positions from a video stream: motion gating, calm frames, diffs of stable observations.
 
 A frame counts as calm when little changed over the board since the previous frame (a hand moving
-over the board, a piece being slid, the camera knocked: all are motion). Only calm frames are
-observed (the detector is not run on the others), and a position is stable once `calm_frames`
+over the board, a piece being slid, the camera knocked: all are motion), and when no hand or arm is
+in view: a hand held still is calm but hides pieces, so each calm frame is also compared with the
+frame of the last stable position, and a large new patch of skin colour, or a large changed blob
+reaching the frame's edge (an arm, sleeve and all), is a hand. Only calm frames are observed (the detector is not run on the others), and a position is stable once `calm_frames`
 observations in a row agree. When a stable position differs from the last stable one, the tracker
 reports a `Change` (before, after, and what appeared and vanished) for the referee to explain;
 nothing is ever reported while something moves. Vision code: no rules here.
@@ -32,6 +34,14 @@ class TrackerConfig:
             `pixel_threshold` before a frame is in motion (catches a hand over a small part).
         pixel_threshold: grey-level change that counts a pixel as changed.
         work_width: frames are compared at this width.
+        hand_skin: a new skin-coloured blob larger than this share of the frame is a hand
+            (a piece is far smaller; skin already there at the last stable position, a wooden
+            table or an orange pyramid, does not count).
+        hand_blob: a changed blob larger than this share of the frame that touches its edge is
+            an arm reaching in.
+        hand_patience: after this many still frames with a "hand", the view is taken as the new
+            normal (a lamp switched on looks like a big change from the edge); the position is
+            then observed and judged as usual, never silently accepted.
     """
 
     calm_frames: int = 3
@@ -39,6 +49,9 @@ class TrackerConfig:
     motion_pixels: float = 0.01
     pixel_threshold: int = 30
     work_width: int = 160
+    hand_skin: float = 0.01
+    hand_blob: float = 0.03
+    hand_patience: int = 300
 
 
 def position_key(observation: Observation) -> Counter:
@@ -77,7 +90,7 @@ class Change:
 
 @dataclass
 class TrackerStatus:
-    """What the tracker is doing now (for the page): 'motion', 'settling', 'stable' or 'waiting'."""
+    """What the tracker is doing now (for the page): 'motion', 'hand', 'settling', 'stable' or 'waiting'."""
 
     state: str = "waiting"
     motion: float = 0.0
@@ -100,6 +113,9 @@ class Tracker:
     _previous: np.ndarray | None = None
     _mask: np.ndarray | None = None
     _candidates: list[Observation] = field(default_factory=list)
+    _reference: tuple[np.ndarray, np.ndarray] | None = None  # (grey, skin) at the last stable position
+    _colour: np.ndarray | None = None
+    _hand_frames: int = 0
 
     def motion(self, frame: np.ndarray) -> float:
         """How much the watched region changed since the previous frame (0 for the first frame)."""
@@ -119,11 +135,36 @@ class Tracker:
         # One number for the page: in units of the mean threshold, whichever test is nearer to firing.
         return max(mean / self.config.motion_threshold, changed / self.config.motion_pixels)
 
+    def hand_in_view(self, frame: np.ndarray | None = None) -> bool:
+        """Whether a hand or arm is in view, compared with the frame of the last stable position.
+
+        Call after `motion` (which prepares the small copy of the frame); `frame` is only used
+        when called alone.
+        """
+        if frame is not None:
+            self.motion(frame)
+        if self._previous is None or self._colour is None:
+            return False
+        if self._reference is None:
+            # Nothing to compare with yet (a wooden table is skin-coloured too): the first stable
+            # position is the start, taken as seen, and becomes the reference.
+            return False
+        skin = skin_mask(self._colour)
+        grey, skin_before = self._reference
+        if grey.shape != self._previous.shape:
+            return False
+        new_skin = skin & ~cv2.dilate(skin_before.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        if _largest_blob(new_skin) > self.config.hand_skin:
+            return True
+        changed = cv2.absdiff(self._previous, grey) > self.config.pixel_threshold
+        return _largest_blob(changed, edge=True) > self.config.hand_blob
+
     def _small(self, frame: np.ndarray) -> np.ndarray:
         h, w = frame.shape[:2]
         scale = self.config.work_width / w
         size = (self.config.work_width, max(1, round(h * scale)))
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        self._colour = cv2.resize(frame, size, interpolation=cv2.INTER_AREA) if frame.ndim == 3 else None
         small = cv2.GaussianBlur(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), (3, 3), 0)
         if self.region is not None and (self._mask is None or self._mask.shape != small.shape):
             mask = np.zeros(small.shape, np.uint8)
@@ -144,6 +185,14 @@ class Tracker:
             st.state, st.calm = "motion", 0
             self._candidates.clear()
             return None
+        if self.hand_in_view():
+            self._hand_frames += 1
+            if self._hand_frames <= self.config.hand_patience:
+                st.state, st.calm = "hand", 0
+                self._candidates.clear()
+                return None
+            self._set_reference()  # a lasting change of light, not a hand: the new normal
+        self._hand_frames = 0
         observation = observe()
         if self._candidates and position_key(self._candidates[-1]) != position_key(observation):
             self._candidates.clear()
@@ -153,6 +202,7 @@ class Tracker:
             st.state = "settling"
             return None
         st.state = "stable"
+        self._set_reference()
         if self.stable is not None and position_key(self.stable) == position_key(observation):
             return None
         before, self.stable = self.stable, observation
@@ -165,6 +215,36 @@ class Tracker:
         self.stable = stable
         self._candidates.clear()
         self._previous = None
+        self._reference = None
+        self._hand_frames = 0
+
+    def _set_reference(self) -> None:
+        if self._previous is not None:
+            skin = skin_mask(self._colour) if self._colour is not None else np.zeros(self._previous.shape, bool)
+            self._reference = (self._previous, skin)
+
+
+def skin_mask(bgr: np.ndarray) -> np.ndarray:
+    """Pixels of skin colour (any complexion: the chroma box of YCrCb, not too dark)."""
+    ycrcb = cv2.cvtColor(bgr, cv2.COLOR_BGR2YCrCb)
+    y, cr, cb = ycrcb[..., 0], ycrcb[..., 1], ycrcb[..., 2]
+    return (y > 40) & (cr >= 135) & (cr <= 180) & (cb >= 80) & (cb <= 130)
+
+
+def _largest_blob(mask: np.ndarray, edge: bool = False) -> float:
+    """The share of the frame covered by the largest connected blob of `mask` (with `edge`, only
+    blobs touching the frame's edge count)."""
+    if not mask.any():
+        return 0.0
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    h, w = mask.shape
+    best = 0
+    for k in range(1, count):
+        x, y, bw, bh, area = stats[k]
+        if edge and not (x == 0 or y == 0 or x + bw >= w or y + bh >= h):
+            continue
+        best = max(best, int(area))
+    return best / float(h * w)
 
 
 def diff(before: Observation, after: Observation, frame: int = -1) -> Change:

@@ -603,6 +603,9 @@ def test_large_yellow_tosses_every_adjacent_yellow_up_to_three_hexes():
     assert s.bot("1A").specials == 0 and sorted(map(s.grid.name, s.tossing)) == ["-1,1", "1,-1", "1,0", "1,0"]
     assert s.current_player() == 0 and all(isinstance(a, Land) for a in s.legal_actions())
     assert s.legal_actions(1) == []
+    for early in ("P1 1A done", "P1 1A add red"):
+        with pytest.raises(IllegalActionError, match="must land first"):
+            s.apply(early)
     with pytest.raises(IllegalActionError, match="at most 3 hexes"):
         s.apply("P1 1A land 1,0 -3,0")  # four hexes from 1,0
     for bad in ("-2,0", "0,0"):  # a green's hex, a bot's hex
@@ -621,11 +624,11 @@ def test_toss_needs_a_large_yellow_a_special_and_an_adjacent_yellow():
     assert s.acting_bot().id == "1A"
     with pytest.raises(IllegalActionError, match="no special"):
         s.apply("P1 1A toss")
-    s = GAME.position(TOSSER, stage="misc", smalls=["yellow 2,0"], status={"1A": {"specials": 1}})
+    s = GAME.position(TOSSER, stage="dice", smalls=["yellow 2,0"], status={"1A": {"specials": 1, "attack_dice": (5,)}})
     with pytest.raises(IllegalActionError, match="no small yellow is next to"):
         s.apply("P1 1A toss")
-    s = GAME.position({**TOSSER, "1A": "red-L yellow-M red-S at 0,0"}, stage="misc", smalls=["yellow 1,0"],
-                      status={"1A": {"specials": 1}})
+    s = GAME.position({**TOSSER, "1A": "red-L yellow-M red-S at 0,0"}, stage="dice", smalls=["yellow 1,0"],
+                      status={"1A": {"specials": 1, "attack_dice": (5,)}})
     with pytest.raises(IllegalActionError, match="no large piece"):
         s.apply("P1 1A toss")
 
@@ -653,12 +656,12 @@ def test_at_any_time_powers_are_open_whenever_the_owner_has_the_floor():
 def test_a_team_mate_may_use_its_power_while_another_bot_acts():
     team = {**SHIELDED, "1B": "red-L red-M red-S at -3,0"}
     s = GAME.position(team, stage="dice", smalls=["green 1,0 up"],
-                      status={"1B": {"attack_dice": (2,)}, "1A": {"specials": 2}})
+                      status={"1B": {"attack_dice": (2,)}, "1A": {"specials": 1}})
     assert s.acting_bot().id == "1B", "1B has no shot, but its player may still act"
+    assert "P1 1B rifle 3,0" not in texts(s.legal_actions())
     s = s.apply("P1 1A push green 1,0")
-    assert [s.grid.name(p.cell) for p in s.smalls] == ["2,0"] and s.acting_bot().id == "1B"
-    s = s.apply("P1 1A push green 2,0")
-    assert "P1 1B rifle 3,0" not in texts(s.legal_actions()), "1A itself still stands in 1B's way"
+    assert [s.grid.name(p.cell) for p in s.smalls] == ["2,0"] and s.bot("1A").specials == 0
+    assert s.stage != "dice", "with no shot and no power left, 1B's die lapses"
 
 
 def test_at_any_time_actions_wait_for_the_floor_and_for_damage_answers():
@@ -678,8 +681,6 @@ def test_at_any_time_actions_wait_for_the_floor_and_for_damage_answers():
 
 def test_corrosion_may_be_scrubbed_whenever_its_owner_has_the_floor():
     bots = {"1A": "red-L blue-M green-S red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"}
-    s = GAME.position(bots, stage="moving", status={"1A": {"corrosion": 1, "move_roll": 2}})
-    assert s.acting_bot().id == "2A" or s.current_player() == CHANCE or "P1 1A scrub green" in texts(s.legal_actions())
     s = GAME.position(bots, stage="moving", status={"1A": {"corrosion": 1}, "2A": {"move_roll": 3}})
     assert s.acting_bot().id == "1A"
     s = s.apply("P1 1A scrub green")

@@ -34,7 +34,6 @@ def _upright(colour, size, cell, stack=None, level=None):
 
 def zamboni_table(state, inner: bool = True) -> Observation:
     """Each Zamboni as a nest: the outer piece (its armour) at level 0, the inner ones above it."""
-    grid = get_game("zamboni-wars").new_initial_state(2).board  # noqa: F841  (the board is the state's)
     from companion.boards.square import square_grid
 
     names = square_grid(6, 6)
@@ -252,7 +251,7 @@ def test_ice_arena_a_bot_where_it_cannot_go_is_illegal_or_misread():
     grid = state.grid
     table = ice_arena_table(state)
     here = grid.name(state.bot(move.bot).cell)
-    far = next(grid.name(c) for c in range(len(list(grid.cells())) - 1, -1, -1)
+    far = next(grid.name(c) for c in reversed(grid.cells)
                if state.bot_at(c) is None and not state.smalls_at(c)
                and not any(m.cell == grid.name(c) for m in state.legal_actions() if isinstance(m, MoveTo)))
     pieces = tuple(replace(p, cell=far) if p.cell == here and p.stack is not None else p for p in table.pieces)

@@ -100,3 +100,34 @@ def test_a_pawn_seen_where_no_legal_move_takes_it_is_a_verdict_not_a_state_chang
     assert verdict.text.startswith("illegal or misread: expected ")
     assert "seen pawn @h8" in verdict.text
     assert referee.state is start
+
+
+def test_a_hand_held_still_over_the_board_fires_nothing(renderer):
+    """A hand stops over the board after a move (rendered), then leaves: while it is there nothing
+    is observed, and the move is recognised once, after it has gone."""
+    state = _start()
+    before, truth_before = scripted.render(renderer, scripted.scene_of(state))
+    for action in MOVES[0]:
+        state = state.apply(action)
+    cx, cy = scripted.BOARD.centre
+    held, _ = scripted.render(renderer, scripted.scene_of(state, hand_at=(cx + 40, cy + 30)))
+    after, truth_after = scripted.render(renderer, scripted.scene_of(state))
+    import cv2
+
+    before, held, after = (cv2.cvtColor(f, cv2.COLOR_RGB2BGR) for f in (before, held, after))  # as a camera gives
+    frames = [(before, truth_before)] * 3 + [(held, None)] * 6 + [(after, truth_after)] * 4
+    tracker = Tracker(TrackerConfig(calm_frames=3))
+    referee = Referee(adapter_for("icebomb-arena", scripted.COLOURS), _start())
+    observed, verdicts = [], []
+    for index, (frame, truth) in enumerate(frames):
+        def observe(index=index, truth=truth):
+            observed.append(index)
+            return scripted.observe(truth)
+
+        change = tracker.update(frame, observe)
+        if change is not None:
+            verdicts.append(referee.update(change.after))
+        if 4 <= index < 9:
+            assert tracker.status.state == "hand", index
+    assert not set(observed) & set(range(3, 9))
+    assert [v.text for v in verdicts] == ["; ".join(MOVES[0])] and verdicts[0].accepted

@@ -73,3 +73,58 @@ def test_item_texts_name_piece_pose_direction_place_and_level():
     assert item_text(stacked) == "blue-M U @e2#1"
     change = diff(_obs("a1", "a1"), _obs("a1"))
     assert change.vanished == ("pawn @a1",) and change.appeared == ()
+
+
+SKIN_BGR = (120, 160, 220)  # a light complexion, in BGR
+
+
+def _scene(hand: str | None = None, piece: bool = False) -> np.ndarray:
+    """A grey table; optionally a hand (skin blob) over it, an arm (dark blob from the edge), a piece."""
+    frame = np.full((120, 160, 3), 90, np.uint8)
+    frame[10:110, 20:140] = (60, 110, 60)  # the board
+    if piece:
+        frame[50:58, 70:76] = (30, 30, 200)
+    if hand == "hand":
+        frame[40:75, 50:85] = SKIN_BGR
+    elif hand == "arm":
+        frame[60:80, 0:90] = (40, 20, 20)
+    return frame
+
+
+def _run(frames, tracker=None):
+    tracker = tracker or Tracker(TrackerConfig(calm_frames=2))
+    observed, states = [], []
+    for k, (frame, cells) in enumerate(frames):
+        tracker.update(frame, lambda k=k, cells=cells: observed.append(k) or _obs(*cells))
+        states.append(tracker.status.state)
+    return tracker, observed, states
+
+
+def test_a_hand_held_still_over_the_board_is_not_observed():
+    calm = [(_scene(), ("a1",))] * 3
+    still_hand = [(_scene("hand"), ("b1",))] * 6  # were it observed, the pawn would seem to move
+    tracker, observed, states = _run(calm + still_hand + calm)
+    assert not set(observed) & set(range(3, 9))
+    assert states[3] == "motion" and states[4:9] == ["hand"] * 5
+    assert tracker.stable is not None and item_text(tracker.stable.pieces[0]) == "pawn @a1"
+
+
+def test_an_arm_reaching_in_from_the_edge_is_a_hand_whatever_its_colour():
+    calm = [(_scene(), ("a1",))] * 3
+    _, observed, states = _run(calm + [(_scene("arm"), ("b1",))] * 4)
+    assert states[-3:] == ["hand"] * 3 and max(observed) < 3
+
+
+def test_a_piece_set_down_is_not_a_hand():
+    calm = [(_scene(), ("a1",))] * 3
+    _, observed, states = _run(calm + [(_scene(piece=True), ("a1", "c3"))] * 3)
+    assert "hand" not in states and observed[-1] == 5
+
+
+def test_a_lasting_change_of_light_becomes_the_new_normal_after_patience():
+    tracker = Tracker(TrackerConfig(calm_frames=2, hand_patience=4))
+    calm = [(_scene(), ("a1",))] * 3
+    lamp = _scene()
+    lamp[:, :40] = 200  # a lamp lights the left of the view, up to the frame's edge
+    _, observed, states = _run(calm + [(lamp, ("a1",))] * 8, tracker)
+    assert states[4:8] == ["hand"] * 4 and observed[-1] == 10

@@ -117,9 +117,11 @@ def test_compare_draws_the_referees_expected_items_beside_the_camera_and_outline
 
 def test_compare_without_expected_items_uses_the_engines_diagram(session):
     session.add_verdict("misread", "x", "unsure", observation=OBSERVATION)
+    session.add_verdict("misread", "y", "unsure", observation={"camera": OBSERVATION})  # as the pipeline keeps it
     snap = session.snapshot()
-    c = compare(snap, snap.verdicts[0])
-    assert "Icebomb Arena board" in c["expected"] and "seen by the camera" in c["seen"] and "bead" in c["seen"]
+    for verdict in snap.verdicts:
+        c = compare(snap, verdict)
+        assert "Icebomb Arena board" in c["expected"] and "seen by the camera" in c["seen"] and "bead" in c["seen"]
 
 
 def test_compare_without_a_camera_shows_the_seen_move_beside_the_fix(session):
