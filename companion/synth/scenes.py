@@ -14,7 +14,7 @@ import numpy as np
 
 from companion.pieces import CARDINALS, ALL_DIRECTIONS, HEIGHT_MM, PIECES_PER_SIZE_IN_STASH, Colour, Pose, Size
 from companion.synth import geometry as geo
-from companion.boards.hexgrid import HEX_DIRECTIONS, HexDirection
+from companion.boards.hexgrid import HEX_DIRECTIONS
 from companion.synth.boards import HexBoard, SquareBoard, coasters_board
 from companion.synth.camera import webcam
 from companion.synth.scene import BEAD, CARD, COIN, D6, D8, HAND, PAWN, PYRAMID, Look, Scene, SceneObject
