@@ -300,6 +300,12 @@ class _Capture:
             return False if self._ended else None
 
 
+# The page names the a1 corner as seen from the camera's side of the table; the locator
+# names image corners. The camera stands at the near side, so near is the image's bottom.
+A1_HINTS = {"near-left": "bottom-left", "near-right": "bottom-right",
+            "far-left": "top-left", "far-right": "top-right"}
+
+
 @dataclass
 class _GameContext:
     """What the pipeline needs of the game in play; rebuilt when the page sets up another game."""
@@ -434,13 +440,17 @@ class CameraFeed:
         session = hub.session
         if session is None:
             return None
-        if self._context is not None and self._context.session is session:
+        snapshot = session.snapshot()
+        # The page may set which corner is a1 at any time; the board spec follows it.
+        a1_hint = A1_HINTS.get(snapshot.extra.get("a1_corner"), self.config.a1_hint)
+        if (self._context is not None and self._context.session is session
+                and self._context.spec.a1_hint == a1_hint):
             return self._context
         header = session.header
-        state = session.snapshot().state
+        state = snapshot.state
         grid = getattr(state, "grid", None)
         kind = BOARD_KINDS.get(header.game, "chess")
-        extra: dict[str, Any] = {"a1_hint": self.config.a1_hint}
+        extra: dict[str, Any] = {"a1_hint": a1_hint}
         if self.config.cell_mm:
             extra["cell_mm"] = self.config.cell_mm
         if kind == "chess" and grid is not None and hasattr(grid, "files"):
@@ -536,7 +546,8 @@ class CameraFeed:
                 self.on_stable(stable, self.last_stable_at)
             self._push(hub, image, location, self._detections, self._status_text(), force=True)
             return
-        self._push(hub, image, location, self._detections if self.tracker.status.state != "motion" else [],
+        self._push(hub, image, location,
+                   self._detections if self.tracker.status.state not in ("motion", "hand") else [],
                    self._status_text())
 
     def _observe(self, image: np.ndarray, location: BoardLocation, context: _GameContext, name: str) -> Observation:
@@ -587,9 +598,11 @@ class CameraFeed:
         from companion.referee import Referee
 
         session = context.session
-        record = {"camera": observation.to_json()}
+        record: dict[str, Any] = {"camera": observation.to_json()}
         for attempt in range(2):  # the page may move the game on while we judge: judge again once
             state = session.snapshot().state
+            # What the referee expected to see, for the page's expected-vs-seen diagrams.
+            record["expected"] = sorted(context.adapter.expected(state).elements())
             verdict = Referee(context.adapter, state).judge(observation)
             try:
                 if verdict.accepted:

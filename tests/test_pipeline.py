@@ -147,6 +147,16 @@ def test_a_pawn_before_the_bombs_are_placed_is_a_verdict_and_the_game_does_not_c
     assert verdict.kind == "illegal" and verdict.source == "camera"
     assert "+[pawn @e4]" in verdict.seen
     assert verdict.reason.startswith("illegal or misread") and "seen pawn @e4" in verdict.reason
+    assert verdict.observation["expected"] == [], "no bead or pawn is expected before the bombs"
+    hub.close()
+
+
+def test_the_a1_corner_chosen_on_the_page_reaches_the_board_locator(tmp_path, table):
+    hub = hub_after_bids(tmp_path)
+    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource([]))
+    assert feed._game(hub).spec.a1_hint == PipelineConfig(**FAST).a1_hint
+    hub.session.set_a1_corner("far-right")
+    assert feed._game(hub).spec.a1_hint == "top-right"
     hub.close()
 
 

@@ -397,11 +397,10 @@ class Renderer:
             tex = self.ctx.texture((img.shape[1], img.shape[0]), 3, np.ascontiguousarray(img).tobytes(), alignment=1)
             tex.build_mipmaps()
             tex.filter = (self.mgl.LINEAR_MIPMAP_LINEAR, self.mgl.LINEAR)
-            # No anisotropic filtering: llvmpipe (Mesa 22.3) samples the bound texture even for
-            # fragments a uniform branch has switched off, and its anisotropic sampler never
-            # finishes on the fragments of a face seen exactly edge-on (a sliver triangle), so a
-            # render hung for good (items 2588 and 2733 of `synth dataset --seed 1`). Trilinear
-            # mipmaps only blur the table a little more at grazing angles.
+            # No anisotropic filtering: with it, llvmpipe (Mesa 22.3) never finished drawing a face
+            # seen exactly edge-on (a sliver triangle; items 2588 and 2733 of `synth dataset
+            # --seed 1`), even when the shader returned before its texture fetch. Trilinear
+            # mipmaps only blur the table a little more at grazing angles. See docs/synth.md.
             tex.anisotropy = 1.0
             cache[key] = tex
             if len(cache) > 48:
