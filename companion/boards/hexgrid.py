@@ -74,11 +74,17 @@ def axial_distance(a: Axial, b: Axial) -> int:
 def _cube_round(x: float, y: float, z: float) -> Axial:
     rx, ry, rz = round(x), round(y), round(z)
     ex, ey, ez = abs(rx - x), abs(ry - y), abs(rz - z)
+    # The coordinate that rounded worst is rebuilt from the other two (x + y + z = 0).
     if ex > ey and ex > ez:
         rx = -ry - rz
-    elif ey > ez:
-        ry = -rx - rz
+    elif ey <= ez:
+        rz = -rx - ry
     return rx, rz  # axial q = x, r = z
+
+
+def round_axial(q: float, r: float) -> Axial:
+    """The hex containing fractional axial coordinates (q, r)."""
+    return _cube_round(q, -q - r, r)
 
 
 def _length_inside(a: Axial, b: Axial, hex_: Axial) -> float:

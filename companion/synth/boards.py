@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from companion.boards.coasters import QUADRANTS, CoasterBoard, Quadrant, martian_coasters
-from companion.boards.hexgrid import HEX_DIRECTIONS, HexDirection, HexGrid, hex_grid
+from companion.boards.hexgrid import HEX_DIRECTIONS, HexDirection, HexGrid, hex_grid, round_axial
 from companion.boards.square import Cell, SquareGrid, square_grid
 from companion.pieces import Colour, Direction
 
@@ -156,12 +156,7 @@ class HexBoard:
         """Name of the hex containing (x, y), or None off the board."""
         fr = -y / (1.5 * self.hex_mm)
         fq = x / (SQRT3 * self.hex_mm) - fr / 2
-        q, r, s = round(fq), round(fr), round(-fq - fr)
-        dq, dr, ds = abs(q - fq), abs(r - fr), abs(s + fq + fr)
-        if dq > dr and dq > ds:
-            q = -r - s
-        elif dr > ds:
-            r = -q - s
+        q, r = round_axial(fq, fr)
         return self.grid.name(self.grid.cell(q, r)) if self.grid.contains(q, r) else None
 
     def hex_corners(self, cell: Cell) -> list[tuple[float, float]]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from companion.boards.hexgrid import round_axial
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Pose, Size
 from companion.vision.detection import Detection
 from companion.vision.locate import BoardLocation, BoardSpec
@@ -124,12 +125,7 @@ class Mapper:
             h = spec.hex_mm
             fr = y / (1.5 * h)
             fq = x / (math.sqrt(3) * h) - fr / 2
-            q, r, s = round(fq), round(fr), round(-fq - fr)
-            dq, dr, ds = abs(q - fq), abs(r - fr), abs(s + fq + fr)
-            if dq > dr and dq > ds:
-                q = -r - s
-            elif dr > ds:
-                r = -q - s
+            q, r = round_axial(fq, fr)
             n = spec.hex_radius
             if max(abs(q), abs(r), abs(q + r)) > n:
                 return None, 0.0

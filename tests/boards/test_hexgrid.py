@@ -143,3 +143,27 @@ def test_bad_shapes_are_refused():
         HexGrid(radius=2, rows=3, columns=3)
     with pytest.raises(ValueError):
         HexGrid(radius=-1)
+
+
+def test_round_axial_finds_the_nearest_hex_centre_whichever_coordinate_rounds_worst():
+    import math
+    import random
+
+    from companion.boards.hexgrid import round_axial
+
+    def nearest(q, r):
+        # Independent answer: the hex whose centre (pointy-top, unit size) is nearest.
+        x, y = math.sqrt(3) * (q + r / 2), 1.5 * r
+        best = None
+        for cq in range(math.floor(q) - 2, math.floor(q) + 3):
+            for cr in range(math.floor(r) - 2, math.floor(r) + 3):
+                d = (math.sqrt(3) * (cq + cr / 2) - x) ** 2 + (1.5 * cr - y) ** 2
+                if best is None or d < best[0]:
+                    best = (d, (cq, cr))
+        return best[1]
+
+    assert round_axial(0.4, 0.45) == (0, 1)  # r rounds worst: the case a missing branch got wrong
+    rng = random.Random(7)
+    for _ in range(2000):
+        q, r = rng.uniform(-5, 5), rng.uniform(-5, 5)
+        assert round_axial(q, r) == nearest(q, r), (q, r)
