@@ -12,6 +12,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from companion import models
 from companion.games import GameError, game_names, get_game
 from companion.records import RecordError, Verdict, read_record, replay
 
@@ -87,8 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="evaluate the piece detector on a held-out synthetic split")
     p.add_argument("dataset", type=Path, help="a dataset written by `scripts/synth dataset` (truth sidecars)")
     p.add_argument("--split", default="test")
-    p.add_argument("--model", type=Path, default=Path("models/pieces.pt"))
-    p.add_argument("--colour-model", type=Path, default=Path("models/colours.pt"))
+    p.add_argument("--model", type=Path, default=models.DETECTOR_WEIGHTS)
+    p.add_argument("--colour-model", type=Path, default=models.COLOUR_WEIGHTS)
     p.add_argument("--imgsz", type=int, default=480)
     p.add_argument("--limit", type=int, help="at most this many images")
     p.add_argument("--map", action="store_true", help="also run ultralytics validation for box and keypoint mAP")

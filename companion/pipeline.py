@@ -40,6 +40,7 @@ import numpy as np
 from companion.annotate import annotate_frame
 from companion.games import GameError, IllegalActionError
 from companion.journal import JournalFullError
+from companion.models import COLOUR_WEIGHTS, detector_for_inference
 from companion.pieces import Colour
 from companion.records import read_record
 from companion.session import GameSession, SessionError, SessionHub, SourceError
@@ -99,8 +100,8 @@ class PipelineConfig:
         tracker: the tracker's thresholds.
     """
 
-    model: Path = Path("models/pieces.pt")
-    colour_model: Path | None = Path("models/colours.pt")
+    model: Path = field(default_factory=detector_for_inference)
+    colour_model: Path | None = COLOUR_WEIGHTS
     calibration: Path | None = None
     imgsz: int = 480
     threads: int = 2

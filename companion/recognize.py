@@ -18,13 +18,14 @@ import numpy as np
 
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
+from companion.models import COLOUR_WEIGHTS, detector_for_inference
 from companion.vision.locate import BoardNotFound, BoardSpec, Locator
 from companion.vision.mapper import Mapper, MapperConfig, config_for
 from companion.vision.observation import Observation, SeenPiece
 
 DetectFn = Callable[[np.ndarray], list[Detection]]
-DEFAULT_MODEL = Path("models/pieces.pt")
-DEFAULT_COLOUR_MODEL = Path("models/colours.pt")
+DEFAULT_MODEL = detector_for_inference()
+DEFAULT_COLOUR_MODEL = COLOUR_WEIGHTS
 BOARDS = {"icebomb-arena": "chess", "space-arena": "chess", "zamboni-wars": "coasters", "ice-arena": "hex",
           "icetowers": "table"}
 

@@ -438,8 +438,11 @@ def test_a_video_file_source_reads_every_frame_then_ends(tmp_path, table):
 
 
 def test_settings_file_defaults_and_errors(tmp_path, monkeypatch):
-    assert PipelineConfig.load().model == Path("models/pieces.pt")
-    assert PipelineConfig().colour_model == Path("models/colours.pt")
+    from companion.models import COLOUR_WEIGHTS, MODELS_DIR, detector_for_inference
+
+    assert PipelineConfig.load().model == detector_for_inference()
+    assert PipelineConfig.load().model.parent == MODELS_DIR and MODELS_DIR.is_absolute()
+    assert PipelineConfig().colour_model == COLOUR_WEIGHTS
     path = tmp_path / "pipeline.json"
     path.write_text(json.dumps({"model": "m/p.pt", "seat_colours": ["blue", "red"], "push_fps": 2,
                                 "tracker": {"calm_frames": 5}}))
