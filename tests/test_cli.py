@@ -46,3 +46,15 @@ def test_missing_record_file_is_a_clear_error(tmp_path, capsys):
 def test_games_lists_icebomb_arena(capsys):
     assert main(["games"]) == 0
     assert "icebomb-arena" in capsys.readouterr().out
+
+
+def test_demo_uses_the_webcam_when_one_is_attached_and_the_bundled_demo_otherwise(monkeypatch, tmp_path):
+    from companion.server import commands
+
+    chosen = []
+    monkeypatch.setattr(commands, "cmd_serve", lambda args: chosen.append(args.source) or 0)
+    monkeypatch.setattr(commands, "camera_attached", lambda: False)
+    assert main(["demo", "--duration", "0"]) == 0
+    monkeypatch.setattr(commands, "camera_attached", lambda: True)
+    assert main(["demo", "--duration", "0"]) == 0
+    assert chosen == ["demo", "webcam:0"]

@@ -131,9 +131,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def camera_attached() -> bool:
+    """Whether a webcam is plugged in (Linux video devices; elsewhere we cannot tell cheaply)."""
+    return any(Path("/dev").glob("video[0-9]*"))
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Serves the page on the bundled demo (a replayed sample game); opens nothing."""
-    defaults = {"game": None, "variant": "standard", "players": None, "source": "demo", "record": None,
+    """Serves the page: on the webcam when one is attached, else on the bundled demo; opens nothing."""
+    source = "webcam:0" if camera_attached() else "demo"
+    defaults = {"game": None, "variant": "standard", "players": None, "source": source, "record": None,
                 "resume": None, "host": "127.0.0.1", "port": DEFAULT_PORT, "data_dir": None,
                 "interval": 1.5, "duration": None}
     for key, value in defaults.items():

@@ -79,6 +79,8 @@ class LocateConfig:
     coaster_min_value: int = 50
     coaster_hue_tolerance: int = 10
     coaster_min_area_fraction: float = 0.004
+    coaster_min_fill: float = 0.55
+    """A coaster's colour must cover this share of the quadrilateral fitted to it."""
     coaster_min_agreement: float = 0.35
     """Mean share of each coaster's area that must show its colour under the fitted board."""
     coaster_switch_margin: float = 0.05
@@ -954,49 +956,69 @@ def _polygon_centroid(poly: np.ndarray) -> np.ndarray:
     return np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6 * area)
 
 
-def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> list[np.ndarray]:
-    """Per coaster position, the mask of pixels of that coaster's colour."""
+def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> list[list[np.ndarray]]:
+    """Per coaster position, masks of pixels of that coaster's colour: the whole hue band, and
+    (when its saturations spread widely) the band's more saturated part only."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     hue, sat, val = cv2.split(hsv)
     lit = (sat >= config.coaster_min_saturation) & (val >= config.coaster_min_value)
+    close = np.ones((5, 5), np.uint8)
     masks = []
     for colour in spec.coaster_colours:
         dh = np.abs(hue.astype(np.int16) - COASTER_HUES[colour])
         dh = np.minimum(dh, 180 - dh)
         candidates = lit & (dh <= config.coaster_hue_tolerance)
-        # Printed coasters are the most saturated thing of their hue: split the saturation of
-        # that hue's pixels in two (Otsu) so that skin, wood or a pale print under bright light
-        # is judged against the coaster actually in view.
+        variants = [cv2.morphologyEx(candidates.astype(np.uint8) * 255, cv2.MORPH_CLOSE, close)]
+        # Skin, wood or a pale print of the same hue is usually less saturated than the coaster,
+        # but a printed coaster's own lines and pieces of its colour are more saturated than its
+        # faces: both splits are offered and each coaster keeps the one that outlines a square.
         if candidates.sum() > 50:
             otsu, _ = cv2.threshold(sat[candidates].reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
             spread = float(np.percentile(sat[candidates], 95) - np.percentile(sat[candidates], 5))
             if spread > config.coaster_saturation_split:
-                candidates &= sat >= otsu
-        mask = candidates.astype(np.uint8) * 255
-        masks.append(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)))
+                split = (candidates & (sat >= otsu)).astype(np.uint8) * 255
+                variants.append(cv2.morphologyEx(split, cv2.MORPH_CLOSE, close))
+        masks.append(variants)
     return masks
 
 
-def _coaster_quads(masks: list[np.ndarray], config: LocateConfig) -> dict[int, np.ndarray]:
+def _coaster_quads(masks: list[list[np.ndarray]], config: LocateConfig) -> dict[int, np.ndarray]:
     """Image corners of each coaster found, keyed by its position index (0-3)."""
-    min_area = config.coaster_min_area_fraction * masks[0].size
+    min_area = config.coaster_min_area_fraction * masks[0][0].size
     quads = {}
-    for pos, mask in enumerate(masks):
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        if n < 2:
-            continue
-        areas = stats[1:, cv2.CC_STAT_AREA]
-        if areas.max() < min_area:
-            continue
-        # An arm across a coaster splits it in two; pieces of its colour elsewhere are small.
-        parts = [1 + k for k in np.nonzero(areas >= 0.2 * areas.max())[0]]
-        contour = np.vstack([max(cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                                  cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea).reshape(-1, 2)
-                             for k in parts]).astype(np.float64)
-        quad = _quad_from_contour(contour)
-        if quad is not None:
-            quads[pos] = quad
+    for pos, variants in enumerate(masks):
+        best = None
+        for mask in variants:
+            quad = _coaster_quad(mask, min_area)
+            if quad is None:
+                continue
+            # A coaster fills its outline; a table of the same hue, or only the lines, does not.
+            area = abs(cv2.contourArea(quad.astype(np.float32)))
+            if area < min_area:
+                continue
+            poly = np.zeros_like(mask)
+            cv2.fillConvexPoly(poly, np.round(quad).astype(np.int32), 255)
+            fill = float(cv2.countNonZero(cv2.bitwise_and(mask, poly))) / max(1.0, float(cv2.countNonZero(poly)))
+            if fill >= config.coaster_min_fill and (best is None or fill > best[0]):
+                best = (fill, quad)
+        if best is not None:
+            quads[pos] = best[1]
     return quads
+
+
+def _coaster_quad(mask: np.ndarray, min_area: float) -> np.ndarray | None:
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n < 2:
+        return None
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    if areas.max() < min_area:
+        return None
+    # An arm across a coaster splits it in two; pieces of its colour elsewhere are small.
+    parts = [1 + k for k in np.nonzero(areas >= 0.2 * areas.max())[0]]
+    contour = np.vstack([max(cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                              cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea).reshape(-1, 2)
+                         for k in parts]).astype(np.float64)
+    return _quad_from_contour(contour)
 
 
 def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
@@ -1104,7 +1126,7 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
                 hyps.append(hs)
     if not hyps:
         raise BoardNotFound("no-board", "the coasters do not form one board")
-    scores = [_colour_agreement(hh, masks, spec) for hh in hyps]
+    scores = [_colour_agreement(hh, [v[0] for v in masks], spec) for hh in hyps]
     best = int(np.argmax(scores))
     if h is not None and scores[best] < scores[0] + config.coaster_switch_margin:
         best = 0
