@@ -1136,7 +1136,9 @@ class IceArenaState(State):
                 out.extend(Fire(bot.owner, bot.id, "smash", (name(e.cell),)) for e in enemies
                            if grid.distance(bot.cell, e.cell) == 1 and self._aim_ok(bot, e.cell))
             elif weapon_name == "mortar":
-                out.extend(Fire(bot.owner, bot.id, "mortar", (name(e.cell),)) for e in enemies)
+                # No range or blocking limit, but a bot on a pointed green still aims only that way.
+                out.extend(Fire(bot.owner, bot.id, "mortar", (name(e.cell),)) for e in enemies
+                           if self._aim_ok(bot, e.cell))
             elif weapon_name == "corrode":
                 out.extend(Fire(bot.owner, bot.id, "corrode", (name(e.cell),)) for e in enemies
                            if grid.distance(bot.cell, e.cell) == 1 and self._aim_ok(bot, e.cell))

@@ -597,13 +597,21 @@ class IcebombState(State):
         else:
             # The movement pyramid is back in the stash at once (FAQ), in time to replace a shrinking block.
             state = replace(state, stash=_set(state.stash, p, _add(state.stash[p], action.size)))
-            state = state._walk(p, action.direction, int(action.size), effects)
+            state, alive_before = state._walk(p, action.direction, int(action.size), effects)
+            return state._after_damage(effects, alive_before)
         return state._after_damage(effects, self.alive)
 
-    def _walk(self, p: int, direction: Direction, steps: int, effects: list[str]) -> IcebombState:
+    def _walk(self, p: int, direction: Direction, steps: int,
+              effects: list[str]) -> tuple[IcebombState, tuple[bool, ...]]:
+        """Moves gladiator p; also returns who was alive before the last step, since only the
+        deaths of one step (a fight) are simultaneous."""
         grid, state = self.grid, self
         start, told = state.gladiators[p], len(effects)
+        here, alive_before = start, state.alive
         for _ in range(steps):
+            if sum(state.alive) <= 1:
+                break  # the game ended with the last death; the rest of the move never happens
+            alive_before = state.alive
             here = state.gladiators[p]
             ahead = grid.step(here, direction)
             if ahead is None:
@@ -634,7 +642,7 @@ class IcebombState(State):
         end = state.gladiators[p] if state.alive[p] else here
         if end != start:
             effects.insert(told, f"{seat_name(p)} moves {grid.name(start)}-{grid.name(end)}")
-        return state
+        return state, alive_before
 
     def _enter_square(self, p: int, cell: int, effects: list[str]) -> IcebombState:
         if cell not in self.bombs:

@@ -79,16 +79,29 @@ class LocateConfig:
     coaster_min_value: int = 50
     coaster_hue_tolerance: int = 10
     coaster_min_area_fraction: float = 0.004
-    coaster_min_fill: float = 0.55
+    coaster_min_fill: float = 0.45
     """A coaster's colour must cover this share of the quadrilateral fitted to it."""
     coaster_min_agreement: float = 0.35
     """Mean share of each coaster's area that must show its colour under the fitted board."""
     coaster_switch_margin: float = 0.05
     """Another coaster subset replaces the corner consensus only when its colours fit this much better."""
     hex_min_solidity: float = 0.82
-    hex_work_width: int = 960
+    hex_work_width: int = 1280
+    """Hex boards are searched at this width: their rules may be hairlines."""
+    hex_line_sigma: float = 1.0
+    """Scale (pixels) of the ridge filter that finds the hex lines."""
+    hex_line_fraction: float = 0.12
+    """A pixel is on a line when its ridge strength exceeds this fraction of the frame's strongest lines."""
+    hex_min_line_strength: float = 2.0
+    hex_max_seeds: int = 16
+    """Hex cues are cleaner than X-corners (whole cells), so fewer seeds are tried."""
+    hex_fallback_below: float = 0.5
+    hex_light_cell_width: int = 960
+    """When the line cues explain less than this share of the cells, the light-cell cues are tried too."""
     hex_min_line_contrast: float = 14.0
-    """A hex cell must be this much lighter (grey levels) than the lines around it."""
+    """Light-cell cues: a cell must be this much lighter (grey levels) than the lines around it."""
+    hex_min_cellness: float = 0.5
+    """Share of a cell's six sides that must show a line for the cell to count as on the board."""
     aruco_dictionary: int = cv2.aruco.DICT_4X4_50
     lock_scale: float = 0.25
     lock_max_shift_cells: float = 0.12
@@ -210,13 +223,15 @@ class BoardSpec:
         if self.kind == "hex":
             n, h = self.hex_radius, self.hex_mm
             out = []
-            for r in range(-n, n + 1):
-                for q in range(-n, n + 1):
-                    if abs(q + r) <= n:
-                        cx, cy = _hex_centre(q, r, h)
+            # Named and ordered as companion/boards/hexgrid.py does (its r grows southwards, the
+            # plane's y northwards): game axial (q', r') is plane axial (q' + r', -r').
+            for game_r in range(-n, n + 1):
+                for game_q in range(-n, n + 1):
+                    if abs(game_q + game_r) <= n:
+                        cx, cy = _hex_centre(game_q + game_r, -game_r, h)
                         poly = [(cx + h * math.cos(math.radians(30 + 60 * i)), cy + h * math.sin(math.radians(30 + 60 * i)))
                                 for i in range(6)]
-                        out.append((f"{q},{r}", np.array(poly)))
+                        out.append((f"{game_q},{game_r}", np.array(poly)))
             return out
         return []
 
@@ -379,7 +394,85 @@ def _subpixel_peaks(resp: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return out
 
 
-def hex_centre_cues(gray: np.ndarray, config: LocateConfig) -> np.ndarray:
+def line_responses(gray: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """(dark-line, light-line) ridge strengths: the Hessian's eigenvalues across a thin line.
+
+    A dark line on a lighter ground curves the brightness upwards across it (a large positive
+    eigenvalue), a light line downwards; both are independent of the fills on either side, so
+    shaded cells and hairline rules still show their lines.
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma)
+    gxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
+    gyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
+    gxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
+    half = 0.5 * (gxx + gyy)
+    root = cv2.sqrt(0.25 * (gxx - gyy) ** 2 + gxy * gxy)
+    return np.maximum(half + root, 0), np.maximum(root - half, 0)
+
+
+def hex_centre_cues(gray: np.ndarray, config: LocateConfig) -> tuple[np.ndarray, np.ndarray, int]:
+    """Centres of hexagonal cells outlined by lines of either polarity.
+
+    The cells are what is left between the lines: each connected region that is about the right
+    shape (convex, six-cornered, not elongated) gives its centroid. Both line polarities are
+    tried (dark lines on light cells, light lines on dark ones); the one giving more cells wins.
+
+    Returns:
+        (cell centres N x 2, the winning polarity's line strength image, polarity: 0 dark, 1 light).
+    """
+    responses = line_responses(gray, config.hex_line_sigma)
+    best: tuple[np.ndarray, np.ndarray, int] | None = None
+    for polarity, resp in enumerate(responses):
+        peak = float(np.percentile(resp[::3, ::3], 99.7))  # a sample is enough, and much cheaper
+        if peak <= 0:
+            continue
+        lines = (resp > max(config.hex_min_line_strength, config.hex_line_fraction * peak)).astype(np.uint8)
+        lines = cv2.dilate(lines, np.ones((2, 2), np.uint8))
+        cells = (1 - lines).astype(np.uint8)
+        cells = cv2.morphologyEx(cells, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        pts = _hex_shaped_regions(cells, gray.size, config)
+        if best is None or len(pts) > len(best[0]):
+            best = (pts, resp, polarity)
+    if best is None:
+        return np.zeros((0, 2)), np.zeros_like(gray, np.float32), 0
+    return best
+
+
+def _hex_shaped_regions(cells: np.ndarray, image_area: int, config: LocateConfig) -> np.ndarray:
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(cells, connectivity=4)
+    area = stats[:, cv2.CC_STAT_AREA]
+    pts, sizes = [], []
+    for i in range(1, n):
+        if not 40 <= area[i] <= image_area * 0.02:
+            continue
+        x, y, w, h = stats[i, :4]
+        if w < 6 or h < 6 or max(w, h) > 3 * min(w, h):
+            continue
+        fill = area[i] / float(w * h)
+        # A hexagon fills about 0.75 of its bounding box; blobs torn by pieces fill much less.
+        if fill < config.hex_min_solidity * 0.75 or fill > 0.95:
+            continue
+        crop = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+        outline = max(cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0], key=cv2.contourArea)
+        hull_area = cv2.contourArea(cv2.convexHull(outline))
+        if hull_area <= 0 or area[i] / hull_area < config.hex_min_solidity:
+            continue
+        # Six corners, not four: the light squares of a chessboard are a lattice too.
+        corners = len(cv2.approxPolyDP(outline, 0.04 * cv2.arcLength(outline, True), True))
+        if not 5 <= corners <= 8:
+            continue
+        pts.append(centroids[i])
+        sizes.append(area[i])
+    if not pts:
+        return np.zeros((0, 2))
+    pts_a, sizes_a = np.array(pts, float), np.array(sizes, float)
+    # Cells of one board are about one size (perspective changes it slowly); the median size's
+    # neighbours first, so the lattice is seeded from typical cells.
+    order = np.argsort(np.abs(np.log(sizes_a / np.median(sizes_a))))
+    return pts_a[order]
+
+
+def light_cell_cues(gray: np.ndarray, config: LocateConfig) -> np.ndarray:
     """Centres of light, hexagon-like blobs bounded by dark lines (the cells of a hex board)."""
     blur = cv2.GaussianBlur(gray, (0, 0), 1.0)
     block = max(15, (gray.shape[1] // 20) | 1)
@@ -747,18 +840,24 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
         raise BoardNotFound("no-board", f"too few chessboard corners in one board-sized lattice ({len(idx)})")
     h = _fit_h(idx.astype(float), img)
     span = idx.max(0)
-    # Sample every cell around the lattice: index (u, v) is the cell between corners (u, v) and (u+1, v+1).
-    us = np.arange(span[0] - 8, 8)
-    vs = np.arange(span[1] - 8, 8)
+    # Sample every cell around the lattice (and one more ring, to judge each window's surround):
+    # index (u, v) is the cell between corners (u, v) and (u+1, v+1).
+    us = np.arange(span[0] - 10, 10)
+    vs = np.arange(span[1] - 10, 10)
     uu, vv = np.meshgrid(us, vs, indexing="ij")
     centres = np.stack([uu.ravel() + 0.5, vv.ravel() + 0.5], 1)
-    img_c = _apply_h(h, centres)
     gh, gw = gray.shape
-    inside = (img_c[:, 0] >= 1) & (img_c[:, 0] < gw - 1) & (img_c[:, 1] >= 1) & (img_c[:, 1] < gh - 1)
     blur = cv2.blur(gray, (3, 3))
+    # Five points per cell (its centre and towards its corners); their median ignores a piece
+    # standing on the cell's middle.
+    spots = np.array([(0, 0), (-0.3, -0.3), (0.3, -0.3), (0.3, 0.3), (-0.3, 0.3)])
+    img_s = _apply_h(h, (centres[:, None, :] + spots[None]).reshape(-1, 2)).reshape(len(centres), len(spots), 2)
+    seen = (img_s[..., 0] >= 1) & (img_s[..., 0] < gw - 1) & (img_s[..., 1] >= 1) & (img_s[..., 1] < gh - 1)
+    xy = np.clip(img_s, 0, [gw - 1, gh - 1]).astype(int)
+    samples = np.where(seen, blur[xy[..., 1], xy[..., 0]].astype(float), np.nan)
+    inside = seen.sum(1) >= 3
     val = np.zeros(len(centres))
-    xy = np.clip(img_c, 0, [gw - 1, gh - 1]).astype(int)
-    val[inside] = blur[xy[inside, 1], xy[inside, 0]]
+    val[inside] = np.nanmedian(samples[inside], axis=1)
     in_lattice = (centres[:, 0] > 0) & (centres[:, 0] < span[0]) & (centres[:, 1] > 0) & (centres[:, 1] < span[1])
     ref = val[in_lattice & inside]
     threshold = float(np.median(ref)) if len(ref) else 128.0
@@ -766,13 +865,20 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
     sign = np.where(inside, np.sign(val - threshold) * parity, 0.0).reshape(uu.shape)
     # Origins (o_u, o_v): the board's outer-corner origin in lattice indices; inner corners o+1..o+7.
     scores = []
-    # The board's edge corners (T-junctions with the border) may be in the lattice too.
-    for ou in range(span[0] - 8, 1):
-        for ov in range(span[1] - 8, 1):
+    # The board's edge corners (T-junctions with the border) may be in the lattice too, and so may
+    # the border's own outer corners, one row beyond the board.
+    extra = (span >= 8).astype(int)  # only a lattice as wide as the board can hold the border's corners
+    for ou in range(span[0] - 8 - extra[0], 1 + extra[0]):
+        for ov in range(span[1] - 8 - extra[1], 1 + extra[1]):
             iu, iv = ou - us[0], ov - vs[0]
             window = sign[iu:iu + 8, iv:iv + 8]
-            s = abs(window.sum())
-            scores.append((s, ou, ov, float(window.sum())))
+            total = float(window.sum())
+            # Around the board is its plain border or the table: a window shifted by a row has
+            # a row of alternating cells just outside it.
+            ring = float(sign[iu - 1:iu + 9, iv - 1:iv + 9].sum()) - total
+            # (A few surround cells may agree by chance: a wooden border lit unevenly.)
+            s = abs(total) - max(0.0, ring * np.sign(total) - 3)
+            scores.append((s, ou, ov, total))
     scores.sort(reverse=True)
     s, ou, ov, raw = scores[0]
     if s < config.min_checker_fraction * 64:
@@ -860,7 +966,114 @@ def _outside(corners: np.ndarray, shape: tuple[int, ...], margin: float) -> bool
 
 
 def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
-    pts = hex_centre_cues(gray, config)
+    """The hex board from its lines (either polarity); when that finds little, also from light
+    cells ringed by darker lines (boards drawn with wide dark gaps between the cells)."""
+    try:
+        found = _locate_hex_by_lines(gray, scale, spec, config)
+    except BoardNotFound as exc:
+        found, error = None, exc
+    if found is not None and found.confidence >= config.hex_fallback_below:
+        return found
+    # Light cells are wide regions: a coarser copy finds them as well, in less time.
+    coarse = min(1.0, config.hex_light_cell_width / gray.shape[1])
+    small = cv2.resize(gray, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA) if coarse < 1 else gray
+    try:
+        other = _locate_hex_by_light_cells(small, scale * coarse, spec, config)
+    except BoardNotFound:
+        if found is None:
+            raise error from None
+        return found
+    return other if found is None or other.confidence > found.confidence else found
+
+
+def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    pts, line_strength, _ = hex_centre_cues(gray, config)
+    n = spec.hex_radius
+    total = 3 * n * (n + 1) + 1
+    # Pieces hide cells: a lattice that explains nearly every cue found is good enough to stop at.
+    got = grow_lattice(pts, HEX_LATTICE, replace(config, max_seeds=config.hex_max_seeds), max_extent=2 * n,
+                       target=min(total, len(pts)))
+    if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
+        found = 0 if got is None else len(got[0])
+        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
+    idx, img = got
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
+        idx = idx[:, ::-1].copy()
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    # Every lattice position near the lattice gets a "cellness": the share of its six sides that
+    # show a line (a cell inside the board ~ 1; beyond its edge at most the one or two sides
+    # shared with the outer cells). The board is the radius-n hexagon of positions with the most
+    # cellness, which also counts cells whose region was torn by a piece.
+    qs, rs = idx[:, 0], idx[:, 1]
+    gq, gr = np.meshgrid(np.arange(qs.min() - n - 1, qs.max() + n + 2), np.arange(rs.min() - n - 1, rs.max() + n + 2),
+                         indexing="ij")
+    pos = np.stack([gq.ravel(), gr.ravel()], 1).astype(float)
+    plane = HEX_LATTICE.plane(pos)
+    neighbours = HEX_LATTICE.plane(HEX_LATTICE.steps.astype(float))
+    along = np.stack([-neighbours[:, 1], neighbours[:, 0]], 1) / SQRT3
+    # Three points along each side (its middle and either side of it), half-way to each neighbour.
+    offsets = (0.5 * neighbours[:, None, :] + np.array([-0.3, 0.0, 0.3])[None, :, None] * along[:, None, :])
+    side_px = _apply_h(h, (plane[:, None, :] + offsets.reshape(1, -1, 2)).reshape(-1, 2))
+    strength = cv2.dilate(line_strength, np.ones((3, 3), np.uint8))
+    peak = float(np.percentile(line_strength[::3, ::3], 99.7))
+    on_line = strength > max(config.hex_min_line_strength, config.hex_line_fraction * peak)
+    gh, gw = gray.shape
+    xy = np.round(side_px).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
+    hit = np.zeros(len(xy), bool)
+    hit[ok] = on_line[xy[ok, 1], xy[ok, 0]]
+    sides = hit.reshape(len(pos), 6, 3).any(2).mean(1)
+    cellness = np.where(sides >= config.hex_min_cellness, sides, 0.0)
+    matched_set = {tuple(k) for k in idx}
+    is_matched = np.array([tuple(k) in matched_set for k in pos.astype(int)])
+    cellness[is_matched] = 1.0
+    mid = idx.mean(0)
+    best = None
+    for cq in range(qs.min() - n, qs.max() + n + 1):
+        for cr in range(rs.min() - n, rs.max() + n + 1):
+            dq, dr = pos[:, 0] - cq, pos[:, 1] - cr
+            within = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
+            # Ties (a whole edge row hidden) go to the board centred on what was seen.
+            off = np.array([cq, cr]) - mid
+            score = (round(float(cellness[within].sum()), 1), -float(off @ off))
+            if best is None or score > best[0]:
+                best = (score, cq, cr)
+    _, cq, cr = best
+    dq, dr = qs - cq, rs - cr
+    inside = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
+    k = int(inside.sum())
+    if k < 4:
+        raise BoardNotFound("no-board", f"only {k} hex cells on the board")
+    board_idx = (idx - [cq, cr])[inside].astype(float)
+    src = np.array([_hex_centre(q, r, spec.hex_mm) for q, r in board_idx])
+    hf, mask = cv2.findHomography(src, img[inside] / scale, cv2.RANSAC, 2.0 / scale)
+    if hf is None:
+        raise BoardNotFound("no-board", "the hex lattice could not be fitted")
+    inl = mask.ravel().astype(bool)
+    hexagon = np.array([(spec.hex_mm * 0.93 * math.cos(math.radians(30 + 60 * i)),
+                         spec.hex_mm * 0.93 * math.sin(math.radians(30 + 60 * i))) for i in range(6)])
+    cue_img = img[inside][inl] / scale
+    src = src[inl]
+    hf, _ = cv2.findHomography(src, cue_img, 0)
+    # A blob's centroid is not the image of the cell's centre under perspective (the near half
+    # looks bigger): predict that offset from the fitted view and take it out, then refit.
+    for _ in range(2):
+        bias = np.array([_polygon_centroid(_apply_h(hf, hexagon + c)) for c in src]) - _apply_h(hf, src)
+        hf, _ = cv2.findHomography(src, cue_img - bias, 0)
+    outline = _apply_h(hf, spec.outline()) * scale
+    if _outside(outline, gray.shape, config.frame_margin_px):
+        if inl.sum() < total / 2:
+            # Few cells, extrapolated past the picture: more likely not a hex board at all.
+            raise BoardNotFound("no-board", f"only {int(inl.sum())} of {total} hex cells seen, and a board "
+                                            "fitted to them would run past the picture's edge")
+        raise BoardNotFound("cut-by-frame", "the hex board runs past the edge of the picture")
+    cands = [hf @ _hex_rotation(k6) for k6 in range(6)]
+    return _Found(min(1.0, inl.sum() / total), "lattice", int(inl.sum()), cands)
+
+
+def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    pts = light_cell_cues(gray, config)
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
     got = grow_lattice(pts, HEX_LATTICE, config, max_extent=2 * n, target=total)
@@ -982,8 +1195,11 @@ def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> 
     return masks
 
 
-def _coaster_quads(masks: list[list[np.ndarray]], config: LocateConfig) -> dict[int, np.ndarray]:
-    """Image corners of each coaster found, keyed by its position index (0-3)."""
+def _coaster_quads(masks: list[list[np.ndarray]], config: LocateConfig,
+                   chosen: dict[int, np.ndarray] | None = None) -> dict[int, np.ndarray]:
+    """Image corners of each coaster found, keyed by its position index (0-3); `chosen` receives
+    the mask each coaster was outlined from."""
+    chosen = {} if chosen is None else chosen
     min_area = config.coaster_min_area_fraction * masks[0][0].size
     quads = {}
     for pos, variants in enumerate(masks):
@@ -999,10 +1215,14 @@ def _coaster_quads(masks: list[list[np.ndarray]], config: LocateConfig) -> dict[
             poly = np.zeros_like(mask)
             cv2.fillConvexPoly(poly, np.round(quad).astype(np.int32), 255)
             fill = float(cv2.countNonZero(cv2.bitwise_and(mask, poly))) / max(1.0, float(cv2.countNonZero(poly)))
-            if fill >= config.coaster_min_fill and (best is None or fill > best[0]):
-                best = (fill, quad)
+            # The saturated split (offered second) wins whenever it fills its outline: the whole
+            # band then holds skin or wood as well. When it does not, it kept only the coaster's
+            # printed lines (or pieces), and the whole band is the coaster.
+            if fill >= config.coaster_min_fill:
+                best = (fill, quad, mask)
         if best is not None:
             quads[pos] = best[1]
+            chosen[pos] = best[2]
     return quads
 
 
@@ -1088,7 +1308,9 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     if image.ndim != 3:
         raise BoardNotFound("wrong-board-kind", "the coasters are found by colour; the frame has none")
     masks = _coaster_masks(image, spec, config)
-    quads = _coaster_quads(masks, config)
+    chosen: dict[int, np.ndarray] = {}
+    quads = _coaster_quads(masks, config, chosen)
+    judge = [chosen.get(pos, variants[0]) for pos, variants in enumerate(masks)]
     if len(quads) < 2:
         raise BoardNotFound("no-board", f"found {len(quads)} of the four coasters "
                                         f"({', '.join(spec.coaster_colours)}); need at least two")
@@ -1126,7 +1348,7 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
                 hyps.append(hs)
     if not hyps:
         raise BoardNotFound("no-board", "the coasters do not form one board")
-    scores = [_colour_agreement(hh, [v[0] for v in masks], spec) for hh in hyps]
+    scores = [_colour_agreement(hh, judge, spec) for hh in hyps]
     best = int(np.argmax(scores))
     if h is not None and scores[best] < scores[0] + config.coaster_switch_margin:
         best = 0

@@ -116,6 +116,11 @@ def test_dice_picking_limits_and_secrecy():
         s.apply("P1 1A pick d4 d4 d10")
     with pytest.raises(IllegalActionError, match="at most 1 d6"):
         s.apply("P1 1A pick d6 d6")
+    # The guard (Attack 1, Defend 3, Move 1, Ability 1) has two pieces: two dice, each within its attribute.
+    assert "P2 2A pick d6 d6" in texts(s.legal_actions(1))
+    for dice, limit in (("d10 d10", "at most 1 d10"), ("d4 d4", "at most 1 d4"), ("d8 d8", "at most 1 d8")):
+        with pytest.raises(IllegalActionError, match=limit):
+            s.apply(f"P2 2A pick {dice}")
     s = s.apply("P1 1A pick d4 d10")
     assert s.players_to_act() == (1,) and s.legal_actions(0) == []
     assert s.summary()["bots"][0]["picked"] is None, "picks stay secret until all have picked"
@@ -134,6 +139,27 @@ def test_ability_dice_score_specials_at_or_under_ability_and_five():
     assert s.bot("2A").specials == 1
 
 
+def test_ability_dice_never_score_over_five_even_with_ability_six():
+    # Base Ability 4 and two yellows on its hex: Ability 6, so 3 picked d8s + 6 = 9 dice.
+    s = GAME.position({"1A": "yellow-L yellow-M yellow-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"},
+                      smalls=["yellow 0,0", "yellow 0,0"])
+    s = s.apply("P1 1A pick d8 d8 d8").apply("P2 2A pick -")
+    assert s.bot("1A").ability_now == 6 and s.rolls.count("1A") == 9
+    for value in (5, 6, 6, 6, 6, 6, 6, 7, 8):
+        s = s.apply(f"d8={value}")
+    assert s.bot("1A").specials == 1, "a 6 is at or under Ability 6 but over 5"
+
+
+def test_ability_dice_limit_counts_the_yellows_on_the_bots_hex():
+    bots = {"1A": "red-L red-M red-S at 0,0", "2A": "red-L red-M yellow-S at 3,0"}  # base Ability 1
+    bare = GAME.position(bots)
+    with pytest.raises(IllegalActionError, match="at most 1 d8"):
+        bare.apply("P1 1A pick d8 d8")
+    boosted = GAME.position(bots, smalls=["yellow 0,0"])
+    s = boosted.apply("P1 1A pick d8 d8").apply("P2 2A pick -")
+    assert s.rolls.count("1A") == 2 + 2, "two picked and Ability 2 on the yellow hex"
+
+
 # --- weapons ----------------------------------------------------------------------------------
 
 def test_rifle_reaches_ten_hexes_and_never_scores_a_critical():
@@ -150,8 +176,7 @@ def test_shotgun_critical_at_nine_downgraded_when_defend_is_over_the_threshold()
     s = arena(positions={"1A": "0,0", "2A": "2,0"})
     crit = at_stage(s, "dice", b1A={"attack_dice": (9,)}, b2A={"defend_roll": 5})  # Defend 8
     out = crit.apply("P1 1A shotgun 2,0")
-    assert out.bot("2A") is not None and out.bot("2A").life == 0 + 1 or out.is_terminal()
-    assert out.is_terminal(), "the guard has only its cap: one critical destroys it"
+    assert out.bot("2A") is None and out.is_terminal(), "the guard has only its cap: one critical destroys it"
     tough = at_stage(s, "dice", b1A={"attack_dice": (9,)}, b2A={"defend_roll": 7})  # Defend 10 > CT 9
     out = tough.apply("P1 1A shotgun 2,0")
     assert out.bot("2A").hits == 1 and not out.is_terminal()
@@ -240,6 +265,59 @@ def test_throw_moves_the_target_and_strike_jumps_first():
     assert out.grid.name(out.bot("1A").cell) == "2,0" and out.bot("1A").specials == 0
 
 
+# The weapon table of the text: (weapon, a stack whose unique weapon it is (or any, for the
+# standard two), shooter hex, target hex, the action's words, critical threshold, specials to fire).
+WEAPON_TABLE = [
+    ("rifle", "red-L blue-M red-S", "0,0", "3,0", "rifle 3,0", 11, 0),
+    ("shotgun", "red-L blue-M red-S", "0,0", "2,0", "shotgun 2,0", 9, 0),
+    ("mortar", "yellow-L yellow-M red-S", "0,0", "4,0", "mortar 4,0", 11, 2),
+    ("laser", "blue-L yellow-M red-S", "0,0", "4,0", "laser 4,0", 10, 1),
+    ("minigun", "green-L red-M red-S", "0,0", "4,0", "minigun 4,0", 10, 0),
+    ("flame", "red-L yellow-M red-S", "0,0", "2,0", "flame 2,0", 9, 1),
+    ("smash", "red-L red-M red-S", "0,0", "1,0", "smash 1,0", 8, 0),
+    ("acid", "green-L green-M red-S", "0,0", "4,0", "acid E", 10, 0),
+    ("strike", "yellow-L blue-M red-S", "0,0", "3,0", "strike 2,0 3,0", 9, 1),
+    ("throw", "yellow-L red-M red-S", "0,0", "1,0", "throw 1,0 -1,0", 9, 1),
+]
+
+
+def _duel(stack, shooter, target, die, specials):
+    # The target has only its cap (Defend 1): a critical destroys it, a regular hit leaves it at 1 hit.
+    return GAME.position({"1A": f"{stack} at {shooter}", "2A": f"red-L red-M yellow-S at {target}"},
+                         stage="dice", status={"1A": {"attack_dice": (die,), "specials": specials}})
+
+
+@pytest.mark.parametrize(("weapon", "stack", "shooter", "target", "words", "ct", "cost"), WEAPON_TABLE)
+def test_weapon_table_critical_thresholds(weapon, stack, shooter, target, words, ct, cost):
+    below = _duel(stack, shooter, target, min(ct - 1, 10), cost).apply(f"P1 1A {words}")
+    assert below.bot("2A") is not None and below.bot("2A").hits == 1, f"{weapon}: under CT {ct} is a regular hit"
+    if ct <= 10:
+        assert _duel(stack, shooter, target, ct, cost).apply(f"P1 1A {words}").is_terminal(), \
+            f"{weapon}: {ct} is a critical"
+
+
+@pytest.mark.parametrize(("weapon", "stack", "shooter", "target", "words", "ct", "cost"),
+                         [row for row in WEAPON_TABLE if row[-1]])
+def test_weapon_table_special_costs(weapon, stack, shooter, target, words, ct, cost):
+    short = _duel(stack, shooter, target, 5, cost - 1)
+    assert not any(isinstance(a, Fire) and a.weapon == weapon for a in short.legal_actions())
+    with pytest.raises(IllegalActionError, match="costs"):
+        short.apply(f"P1 1A {words}")
+    paid = _duel(stack, shooter, target, 5, cost).apply(f"P1 1A {words}")
+    assert paid.bot("1A").specials == 0
+
+
+def test_flamethrower_centre_is_exactly_two_away_and_strike_jumps_at_most_two():
+    flamer = _duel("red-L yellow-M red-S", "0,0", "2,0", 5, 1)
+    assert {str(a) for a in flamer.legal_actions() if isinstance(a, Fire) and a.weapon == "flame"} == \
+        {"P1 1A flame 2,0", "P1 1A flame 2,-1", "P1 1A flame 1,1"}, "hexes two away with 2,0 in or next to them"
+    with pytest.raises(IllegalActionError):
+        flamer.apply("P1 1A flame 1,0")  # next to the target, but only one hex away
+    striker = _duel("yellow-L blue-M red-S", "0,0", "4,0", 5, 1)
+    assert "P1 1A strike 3,0 4,0" not in texts(striker.legal_actions())
+    assert not any(isinstance(a, Fire) and a.weapon == "strike" for a in striker.legal_actions())
+
+
 # --- damage and destruction -------------------------------------------------------------------
 
 def test_two_hits_make_a_point_of_damage_paid_with_a_small_then_the_cap_destroys():
@@ -323,6 +401,27 @@ def test_a_whole_round_runs_through_every_phase():
     assert {"pick", "ability", "moving"} <= seen
 
 
+def test_the_phases_come_in_the_texts_order():
+    # a) dice, b) ability (d8s, then placing), c) defence (d6s, then extra d6s), d) attack (d10s,
+    # extra d10s, then the dice one by one), e) move (d4s, extra d4s, then moving), f) misc.
+    s = GAME.position({"1A": "red-L green-M blue-M green-S red-S at -3,0", "2A": "green-L green-M yellow-S at 3,0"})
+    s = s.apply("P1 1A pick d4 d6 d10").apply("P2 2A pick d6")
+    stages = ["pick"]
+    while s.round == 1:
+        if stages[-1] != s.stage:
+            stages.append(s.stage)
+        if s.current_player() == CHANCE:
+            # Ability d8s of 1 give each bot a special, so the buying turns come up; other dice high.
+            s = s.apply("d8=1" if s.stage == "ability" else str(s.legal_actions()[-1]))
+            continue
+        bot = s.acting_bot()
+        s = s.apply(next(a for a in s.legal_actions()
+                         if str(a).endswith((" done", " buy 0", " hold", f" to {s.grid.name(bot.cell)}"))))
+    assert stages == ["pick", "ability", "place", "defend", "defend-buy", "attack", "attack-buy", "dice",
+                      "move", "move-buy", "moving"]
+    assert s.stage == "pick" and s.round == 2
+
+
 # --- the text's Miscellaneous Clarifications ---------------------------------------------------
 
 def test_clarification_ct_11_means_no_critical_hits():
@@ -359,7 +458,9 @@ def test_clarification_strike_keeps_its_starting_ability():
     t = at_stage(s, "dice", smalls=["yellow 0,0", "yellow 2,0", "yellow 2,0"],
                  b1A={"attack_dice": (2,), "specials": 1, "ability_now": 3})
     out = t.apply("P1 1A strike 2,0 3,0")
-    assert out.bot("1A").ability_now == 3
+    assert out.grid.name(out.bot("1A").cell) == "2,0" and out.ability_at_hex(out.bot("1A")) == 4, \
+        "the new hex holds two yellows"
+    assert out.bot("1A").ability_now == 3 and out.summary()["bots"][0]["ability_now"] == 3
 
 
 def test_clarification_strike_needs_a_target():
@@ -431,6 +532,20 @@ def test_a_bot_on_a_pointed_green_attacks_only_that_way():
     t = at_stage(s, "dice", smalls=["green 0,0 SE"], b1A={"attack_dice": (10,)})
     options = texts(t.legal_actions())
     assert "P1 1A rifle 0,3" in options and "P1 1A rifle 3,0" not in options
+
+
+def test_a_bot_on_a_pointed_green_mortars_only_that_way():
+    # "If a bot is on a green hex, it can only attack in the direction the small green piece is
+    # pointing": the mortar ignores range and blocking, not that restriction.
+    bots = {"1A": "yellow-L yellow-M red-S at 0,0", "2A": "red-L red-M yellow-S at 0,3",
+            "2B": "red-L red-M yellow-S at 3,0", "2C": "red-L red-M yellow-S at 1,0"}
+    s = GAME.position(bots, stage="dice", smalls=["green 0,0 E"], status={"1A": {"attack_dice": (10,), "specials": 2}})
+    mortars = {str(a) for a in s.legal_actions() if isinstance(a, Fire) and a.weapon == "mortar"}
+    assert mortars == {"P1 1A mortar 1,0", "P1 1A mortar 3,0"}, "straight east only, over the bot on 1,0"
+    with pytest.raises(IllegalActionError):
+        s.apply("P1 1A mortar 0,3")
+    free = GAME.position(bots, stage="dice", status={"1A": {"attack_dice": (10,), "specials": 2}})
+    assert "P1 1A mortar 0,3" in texts(free.legal_actions()), "off the green it reaches every enemy"
 
 
 def test_clarification_a_red_does_not_target_the_bot_on_its_hex_and_fires_first():

@@ -185,6 +185,15 @@ def test_block_placed_only_on_empty_orthogonal_square():
     assert s.summary()["blocks"] == [{"square": "a2", "owner": "P1", "size": "M"}]
 
 
+def test_faq_a_block_cannot_cover_a_bomb_a_gladiator_or_another_block():
+    # d4's neighbours: a bomb (d5), a gladiator (e4), a block (d3); only c4 is empty.
+    s = four(gladiators={0: "d4", 1: "e4", 2: "a8", 3: "h1"}, bombs=("d5",), blocks={"d3": (2, "S")})
+    s = plan_all(s, P1="MU SS", P2="SN SN", P3="SS SS", P4="SS SS")
+    assert sorted(str(a) for a in s.legal_actions(0) if "block" in str(a)) == ["P1 block M c4"]
+    for taken in ("d5", "e4", "d3"):
+        assert "not one" in s.illegal_reason(parse_action(f"P1 block M {taken}")), taken
+
+
 def test_faq_block_with_all_four_neighbours_occupied_is_forfeit():
     # P1 in the corner: a2 holds P2 and b1 a bomb, so the planned block has nowhere to go.
     s = four(gladiators={0: "a1", 1: "a2", 2: "h8", 3: "h5"}, bombs=("b1",))
@@ -196,6 +205,33 @@ def test_faq_block_with_all_four_neighbours_occupied_is_forfeit():
     s, effects = s.apply_with_effects("P1 forfeit M")
     assert "action forfeit" in effects[0]
     assert s.stash[0] == (5, 5, 5), "the forfeit block goes back to the stash"
+
+
+def test_faq_block_with_all_four_neighbours_occupied_is_forfeit_away_from_the_edges():
+    # b2's four neighbours: P2 on b1, P3 on a2, a bomb on c2 and P4's block on b3.
+    s = four(gladiators={0: "b2", 1: "b1", 2: "a2", 3: "h8"}, bombs=("c2",), blocks={"b3": (3, "M")})
+    s = plan_all(s, P1="SW MU", P2="SS SS", P3="SW SW", P4="SN SN")
+    assert [str(a) for a in s.legal_actions(0)] == ["P1 move SW"]
+    s = play(s, "P1 move SW")  # P3 cannot be pushed off the arena: a fight, and P1 stays on b2
+    s = play(s, "P2 move SS", "P3 move SW", "P4 move SN")  # all stopped by the arena edge
+    assert [square(s, p) for p in range(3)] == ["b2", "b1", "a2"]
+    assert [str(a) for a in s.legal_actions(0)] == ["P1 forfeit M"]
+    assert "not one" in s.illegal_reason(parse_action("P1 block M c2"))
+    s = s.apply("P1 forfeit M")
+    assert s.phase == Phase.ACTION and s.current_player() == 1 and s.stash[0][1] == 5
+
+
+def test_faq_mediums_planned_for_this_round_cannot_replace_a_bumped_large():
+    # P2's five mediums: three in the arena and two planned this round (not yet used), so none in
+    # the stash when P1 bumps P2's large block: it is destroyed rather than shrunk.
+    blocks = {"c3": (1, "M"), "c5": (1, "M"), "e3": (1, "M"), "b1": (1, "L")}
+    s = four(gladiators={0: "a1", 1: "h8", 2: "a8", 3: "h5"}, blocks=blocks)
+    s = plan_all(s, P1="SE SN", P2="MS MW", P3="SS SS", P4="SS SS")
+    assert s.stash[1][1] == 0
+    s, effects = s.apply_with_effects("P1 move SE")
+    assert s.blocks[s.grid.parse("b1")] is None and "P2's block at b1 is removed" in effects
+    s = s.apply("P2 move MS")  # the medium played now is back in the stash, but too late
+    assert s.blocks[s.grid.parse("b1")] is None and s.stash[1] == (5, 1, 5)
 
 
 def test_bumped_small_block_frees_its_square_for_a_later_block():
@@ -366,6 +402,29 @@ def test_last_two_dying_together_is_a_tie():
     assert s.returns() == (0.5, 0.5)
 
 
+def test_game_ends_when_only_one_gladiator_remains_even_mid_move():
+    # "The game ends when only one gladiator remains alive": P2 dies first (pushed onto c1), so P1
+    # has won before reaching the bomb at d1; the two did not die simultaneously, so no tie.
+    s = GAME.position(2, {0: "a1", 1: "b1"}, edge=0, bombs=("c1", "d1"), life={0: 1, 1: 1})
+    s = plan_all(s, P1="LE SN", P2="SN SN")
+    s, effects = s.apply_with_effects("P1 move LE")
+    assert s.outcome().termination == "last gladiator standing" and s.outcome().winners == (0,)
+    assert s.alive == (True, False) and square(s, 0) == "b1" and s.bombs == {s.grid.parse("d1")}
+    assert "P1 dies" not in effects
+
+
+def test_tie_is_only_among_the_gladiators_who_die_simultaneously():
+    # P2 dies on the bomb at c1 first; later in the same move P1 and P3 fight and both die:
+    # "the last two remaining gladiators die simultaneously" are P1 and P3, not P2.
+    s = GAME.position(3, {0: "a1", 1: "b1", 2: "d1"}, edge=2, bombs=("c1",), blocks={"e1": (2, "S")},
+                      life={0: 1, 1: 1, 2: 1})
+    s = plan_all(s, P1="LE SN", P2="SN SN", P3="SS SS")
+    s = s.apply("P3 move SS")  # The Edge acts first; stopped by the arena edge
+    s = s.apply("P1 move LE")
+    assert s.outcome().termination == "tie" and s.outcome().winners == (0, 2)
+    assert s.returns() == (0.5, 0.0, 0.5)
+
+
 def _all_blocks(owner_squares):
     """Blocks of each owner's whole stash, 5 of each size, on the given squares."""
     blocks = {}
@@ -410,7 +469,10 @@ def test_stash_is_life_one_pyramid_one_action():
               "c7": (0, "M"), "d7": (0, "M"), "e7": (0, "M"), "f7": (0, "M"), "g5": (0, "M"),
               "c2": (0, "S"), "d2": (0, "S"), "e2": (0, "S"), "f2": (0, "S")}
     s = GAME.position(4, {0: "a1", 1: "h8", 2: "a8", 3: "h5"}, edge=0, blocks=blocks, variant="stash-is-life")
-    assert s.life_of(0) == 1 and [str(a) for a in s.legal_actions(0)][:1] == ["P1 plan SN"]
+    assert s.life_of(0) == 1
+    assert sorted(str(a) for a in s.legal_actions(0)) == ["P1 plan SE", "P1 plan SN", "P1 plan SS",
+                                                          "P1 plan SU", "P1 plan SW"]
+    assert "must plan 1" in s.illegal_reason(parse_action("P1 plan SN SN"))
     s = plan_all(s, P1="SN", P2="SS SS", P3="SS SS", P4="SS SS")
     assert s.action_order() == [0, 1, 2, 3, 1, 2, 3]
 

@@ -452,6 +452,12 @@ def test_ruling_a_shot_that_cannot_hit_or_cannot_miss_is_not_rolled():
     state, effects = state.apply_with_effects(GAME.parse_action("P1 fire P2 at 0"))
     assert state.current_player() != CHANCE
     assert any("cannot hit (would need 9)" in e for e in effects) and state.ships[1].hull == 5
+    # Aim 7 at range 2 (one started four) on a ship standing still: 5 - (7 - 1 - 0) = -1, a sure hit.
+    state = scene(ship("a1h1", aim=7, damage=7), ship("c1h1", hull=4, aim=1), ship("h8h8", aim=1))
+    state = play(state, "P1 plan +0 +0 +0", "P2 plan +0 +0 +0", "P3 plan +0 +0 +0", "P2 hold")
+    state, effects = state.apply_with_effects(GAME.parse_action("P1 fire P2 at 0"))
+    assert state.current_player() != CHANCE and state.round == 2
+    assert any("cannot miss" in e for e in effects) and state.ships[1].hull == 1
 
 
 def test_a_shot_at_a_ship_destroyed_earlier_in_the_round_is_void():
@@ -565,9 +571,16 @@ def test_action_text_round_trips(text):
     assert str(GAME.parse_action(text)) == text
 
 
-@pytest.mark.parametrize("text", ["P1 ship 5 5 5 5", "P1 plan +1 +1", "P1 fire P2 3", "roll x", "P1 jump"])
-def test_unreadable_actions_say_what_is_wrong(text):
-    with pytest.raises(InvalidActionError, match="ARENA|bad|incomplete"):
+@pytest.mark.parametrize(("text", "message"), [
+    ("P1 ship 5 5 5 5", "bad ARENA design 'P1 ship 5 5 5 5': expected A, D, H and S"),
+    ("P1 plan +1 +1", "unknown ARENA action 'P1 plan \\+1 \\+1'"),
+    ("P1 fire P2 3", "unknown ARENA action 'P1 fire P2 3'"),
+    ("roll x", "bad die roll 'x' in 'roll x'"),
+    ("P1 jump", "unknown ARENA action 'P1 jump'"),
+    ("P1", "incomplete ARENA action 'P1'"),
+])
+def test_unreadable_actions_say_what_is_wrong(text, message):
+    with pytest.raises(InvalidActionError, match=message):
         GAME.parse_action(text)
 
 
