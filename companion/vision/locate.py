@@ -867,7 +867,7 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
     scores = []
     # The board's edge corners (T-junctions with the border) may be in the lattice too, and so may
     # the border's own outer corners, one row beyond the board.
-    extra = (span >= 8).astype(int)  # only a lattice as wide as the board can hold the border's corners
+    extra = 0 * (span >= 8).astype(int)  # only a lattice as wide as the board can hold the border's corners
     for ou in range(span[0] - 8 - extra[0], 1 + extra[0]):
         for ov in range(span[1] - 8 - extra[1], 1 + extra[1]):
             iu, iv = ou - us[0], ov - vs[0]
@@ -876,8 +876,7 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
             # Around the board is its plain border or the table: a window shifted by a row has
             # a row of alternating cells just outside it.
             ring = float(sign[iu - 1:iu + 9, iv - 1:iv + 9].sum()) - total
-            # (A few surround cells may agree by chance: a wooden border lit unevenly.)
-            s = abs(total) - max(0.0, ring * np.sign(total) - 3)
+            s = abs(total) - max(0.0, ring * np.sign(total))
             scores.append((s, ou, ov, total))
     scores.sort(reverse=True)
     s, ou, ov, raw = scores[0]
