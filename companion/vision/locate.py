@@ -8,7 +8,8 @@ pieces and hands cover much of the board during play:
   and the board's extent is read from the light/dark alternation of the cells;
 - Martian Coasters: the four coloured coasters, each a quadrilateral whose sides are fitted
   robustly; sixteen labelled corners give the homography by RANSAC;
-- hex grid: the centres of the light hexagonal cells, grown as a triangular lattice;
+- hex grid: the cells between the grid's lines (dark or light lines, found by a ridge filter),
+  grown as a triangular lattice; light cells on dark gaps as a second cue;
 - bare table (IceTowers): an ArUco marker of known size lying on the table.
 
 Board-plane coordinates are millimetres: square boards have their origin at the outer corner
@@ -71,6 +72,8 @@ class LocateConfig:
     min_checker_fraction: float = 0.30
     """The chosen 8x8 window must show at least this much consistent light/dark alternation."""
     frame_margin_px: float = 1.0
+    chess_beyond_margin: float = 4.0
+    """A board window one row past the corner lattice must score this much better than those within it."""
     refine_ransac_cells: float = 0.08
     coaster_min_saturation: int = 70
     """Pixels below this saturation are never taken for a coaster (grey table, white paper)."""
@@ -867,7 +870,8 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
     scores = []
     # The board's edge corners (T-junctions with the border) may be in the lattice too, and so may
     # the border's own outer corners, one row beyond the board.
-    extra = 0 * (span >= 8).astype(int)  # only a lattice as wide as the board can hold the border's corners
+    extra = (span >= 8).astype(int)  # only a lattice as wide as the board can hold the border's corners
+    beyond = []
     for ou in range(span[0] - 8 - extra[0], 1 + extra[0]):
         for ov in range(span[1] - 8 - extra[1], 1 + extra[1]):
             iu, iv = ou - us[0], ov - vs[0]
@@ -877,7 +881,12 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
             # a row of alternating cells just outside it.
             ring = float(sign[iu - 1:iu + 9, iv - 1:iv + 9].sum()) - total
             s = abs(total) - max(0.0, ring * np.sign(total))
-            scores.append((s, ou, ov, total))
+            inside_lattice = span[0] - 8 <= ou <= 0 and span[1] - 8 <= ov <= 0
+            (scores if inside_lattice else beyond).append((s, ou, ov, total))
+    # A window reaching past the lattice (whose last row of corners was then the border's outer
+    # edge) replaces the windows within it only when clearly better.
+    if beyond and (not scores or max(beyond)[0] > max(scores)[0] + config.chess_beyond_margin):
+        scores = beyond
     scores.sort(reverse=True)
     s, ou, ov, raw = scores[0]
     if s < config.min_checker_fraction * 64:
@@ -1165,6 +1174,8 @@ def _polygon_centroid(poly: np.ndarray) -> np.ndarray:
     xn, yn = np.roll(x, -1), np.roll(y, -1)
     cross = x * yn - xn * y
     area = cross.sum() / 2
+    if abs(area) < 1e-12:
+        return poly.mean(0)  # a degenerate view of the cell: no better centre to offer
     return np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6 * area)
 
 
