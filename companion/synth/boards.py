@@ -28,7 +28,7 @@ class SquareBoard:
     """A square grid of `files` x `ranks` cells of `cell_mm`, with a play area inside it.
 
     The play area (`area`: first file, first rank, files, ranks, 0-based in the full grid) is where
-    cell names are counted from: the 6x6 and 4x8 Icebomb arenas are parts of a chessboard. A
+    cell names are counted from: the 6x6 and 8x4 Icebomb arenas are parts of a chessboard. A
     Martian Coasters board (`kind` "coasters") carries its `layout`: arrows and coaster colours.
     """
 

@@ -214,7 +214,7 @@ def _board_target(rng, board) -> np.ndarray:
 
 
 def icebomb_arena(seed: int, rng: np.random.Generator, width: int, height: int) -> Scene:
-    """Chessboard arena (8x8, or the 6x6 and 4x8 areas), pawns, glass-bead bombs, upright blocks,
+    """Chessboard arena (8x8, or the 6x6 and 8x4 areas), pawns, glass-bead bombs, upright blocks,
     and each gladiator's two revealed pyramids in front of their seat."""
     players = int(rng.choice([2, 3, 4, 4, 5, 6]))
     if players >= 4:
@@ -222,7 +222,8 @@ def icebomb_arena(seed: int, rng: np.random.Generator, width: int, height: int) 
     elif players == 3:
         area = (int(rng.integers(0, 3)), int(rng.integers(0, 3)), 6, 6)
     else:
-        area = (int(rng.choice([0, 4])), 0, 4, 8)
+        # Two gladiators use half the board: 8 files by 4 ranks, as the engine's arena (a1-h4).
+        area = (0, int(rng.choice([0, 4])), 8, 4)
     board = _chessboard(rng, area)
     b = _Builder(rng, board.thickness_mm)
     z = board.thickness_mm
