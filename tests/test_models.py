@@ -1,0 +1,84 @@
+"""The shipped models: they load offline, speak our Detection type, and the exported copy agrees
+with the PyTorch weights it was made from."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from companion import models
+from companion.evaluation import iou
+from companion.vision.classes import get_scheme
+from companion.vision.detection import Detection
+
+pytestmark = pytest.mark.skipif(not models.DETECTOR_WEIGHTS.exists(), reason="models/pieces.pt is not in this tree")
+
+
+@pytest.fixture(scope="module")
+def frames():
+    pytest.importorskip("moderngl")
+    import cv2
+
+    from companion.synth.dataset import render_item
+    from companion.synth.render import Renderer
+
+    try:
+        renderer = Renderer()
+    except Exception as exc:  # no headless GL here
+        pytest.skip(f"cannot render: {exc}")
+    out = []
+    for game, seed in (("icebomb-arena", 901), ("icetowers", 902), ("zamboni-wars", 903)):
+        jpeg, _truth = render_item(renderer, game, seed, 640, 480)
+        out.append(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
+    return out
+
+
+@pytest.fixture(scope="module")
+def detector():
+    from companion.vision.colour import ColourClassifier
+    from companion.vision.detect import Detector, DetectorConfig
+
+    return Detector(DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ, confidence=0.1),
+                    ColourClassifier(models.COLOUR_WEIGHTS))
+
+
+def test_the_detector_speaks_the_size_pose_scheme_and_returns_our_detections(detector, frames):
+    assert set(detector.class_names.values()) == set(get_scheme("size-pose").names)
+    found = [d for frame in frames for d in detector.detect(frame)]
+    assert all(isinstance(d, Detection) for d in found)
+    pyramids = [d for d in found if d.kind == "pyramid"]
+    assert all(d.colour is not None and d.colour_confidence is not None for d in pyramids), \
+        "the colour classifier must name every pyramid's colour"
+    assert all(d.size is not None and d.pose is not None for d in pyramids)
+
+
+def test_the_exported_copy_finds_what_the_pytorch_weights_find(frames):
+    if not (models.DETECTOR_EXPORTED / "metadata.yaml").exists():
+        pytest.skip("no exported detector in models/")
+    from companion.vision.detect import Detector, DetectorConfig
+
+    torch_model = Detector(DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ, confidence=0.3))
+    exported = Detector(DetectorConfig(weights=models.DETECTOR_EXPORTED, imgsz=models.DETECTOR_IMGSZ, confidence=0.3))
+    for frame in frames:
+        a, b = torch_model.detect(frame), exported.detect(frame)
+        # Confident detections must have a twin (same class, nearly the same box) in the other model.
+        for d in [d for d in a if d.confidence > 0.45]:
+            assert any(e.class_name == d.class_name and iou(d.box, e.box) > 0.8 for e in b), d
+
+
+def test_companion_eval_reports_the_referee_figures_on_a_small_rendered_split(tmp_path, capsys):
+    pytest.importorskip("moderngl")
+    from companion.cli import main
+    from companion.synth.dataset import write_dataset
+
+    write_dataset(tmp_path, 4, seed=77, width=640, height=480, workers=1, progress=False)
+    split = next(p.name for p in (tmp_path / "truth").iterdir() if any(p.iterdir()))
+    assert main(["eval", str(tmp_path), "--split", split, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["all"]["images"] == len(list((tmp_path / "truth" / split).glob("*.json")))
+    for key in ("recall_colour_and_size", "precision_colour_and_size", "upright_lying_accuracy"):
+        value = report["all"][key]
+        assert value is None or 0.0 <= value <= 1.0
+    assert set(report["per_game"]) <= {"icebomb-arena", "icetowers", "zamboni-wars", "ice-arena", "space-arena"}
