@@ -42,7 +42,8 @@ def training_facts(run: Path) -> dict:
     rows = list(csv.DictReader((run / "results.csv").open()))
     if not rows:
         return {}
-    return {"epochs": len(rows), "seconds": round(sum(float(r["time"]) for r in rows) if rows else 0.0),
+    # ultralytics' "time" column is the run's elapsed time so far, so the last row holds the total.
+    return {"epochs": len(rows), "seconds": round(float(rows[-1]["time"])),
             "last_epoch": {k.strip(): v.strip() for k, v in rows[-1].items()}}
 
 
@@ -123,7 +124,8 @@ Produced by `companion eval {args.dataset} --split test --map` (the same code th
 - Lying pieces: direction after snapping right {a['direction_snapped_accuracy']} (of {a['lying_pieces_in_game_directions']});
   median error {a['direction_error_median_deg']} degrees.
 - False detections per image: {a['false_detections_per_image']}.
-- Colour classifier on the test crops (true boxes): {facts['colour_classifier']}.
+- Colour classifier alone, on the {(facts['colour_classifier'] or {}).get('test_crops')} test crops cut at the true boxes:
+  top-1 accuracy {(facts['colour_classifier'] or {}).get('top1_accuracy')}.
 
 {table}
 ## Goals (issue 8) and where this model stands
