@@ -17,6 +17,7 @@ markers back. Tests and benchmarks use them to drive the whole pipeline without 
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -199,6 +200,29 @@ class ImageFolderSource:
         self._paths = []
 
 
+class DemoSource(ImageFolderSource):
+    """The bundled demo as a camera would film it: the frames listed in its index.json, in order.
+
+    The demo stores each still table once and lists it for two frames; a camera at 10 frames/s
+    would see it for longer, so every calm frame is held `hold` times (enough for the tracker's
+    calm-frame count) and hand frames are shown once.
+    """
+
+    def __init__(self, root: str | Path, fps: float = 10.0, hold: int = 3):
+        super().__init__(Path(root) / "frames", fps)
+        self.index = Path(root) / "index.json"
+        self.hold = hold
+        self.description = "the bundled demo video"
+
+    def open(self) -> None:
+        try:
+            frames = json.loads(self.index.read_text(encoding="utf-8"))["frames"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise SourceError(f"demo index {self.index} unreadable: {exc}") from None
+        self._paths = [self.folder / f["file"] for f in frames for _ in range(1 if f["hand"] else self.hold)]
+        self._next = 0
+
+
 def demo_dir() -> Path:
     return Path(str(resources.files("companion") / "data" / "demo"))
 
@@ -234,6 +258,8 @@ def open_source(spec: str, folder_fps: float = 10.0) -> FrameSource:
             raise ValueError(f"bad camera {spec!r} (expected webcam:N with N a camera number, e.g. webcam:0)")
         return WebcamSource(int(number))
     if text == "demo-video":
+        if (demo_dir() / "index.json").exists():
+            return DemoSource(demo_dir(), folder_fps)
         path = demo_video_path()
         return ImageFolderSource(path, folder_fps) if path.is_dir() else VideoFileSource(path)
     path = Path(text).expanduser()
@@ -385,4 +411,4 @@ class MarkerDetector:
 
 
 __all__ = ["DrawnTable", "Frame", "FrameSource", "ImageFolderSource", "MarkerDetector", "VideoFileSource",
-           "WebcamSource", "decode_image", "demo_video_path", "open_source"]
+           "WebcamSource", "DemoSource", "decode_image", "demo_video_path", "open_source"]
