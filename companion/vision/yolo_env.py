@@ -57,6 +57,11 @@ def import_ultralytics() -> ModuleType:
     if "ultralytics" in sys.modules and os.environ.get("YOLO_OFFLINE") != "true":
         raise RuntimeError("ultralytics was imported before companion.vision.yolo_env prepared it (not offline)")
     prepare_environment()
+    # Triton (GPU kernels only; torch imports it when it is installed) bundles its own LLVM, and
+    # loading it into a process where Mesa's llvmpipe (the headless renderer) already runs
+    # crashed with a segfault. On the CPU we never need it: make torch see it as absent.
+    if "triton" not in sys.modules:
+        sys.modules["triton"] = None  # type: ignore[assignment]
     import ultralytics
 
     quiet = {key: False for key in ("sync", "hub", "clearml", "comet", "dvc", "mlflow", "raytune", "tensorboard",
