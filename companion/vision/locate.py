@@ -994,48 +994,17 @@ def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateC
     return other if found is None or other.confidence > found.confidence else found
 
 
-def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
-    pts, line_strength, _ = hex_centre_cues(gray, config)
+def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig, idx: np.ndarray,
+                     img: np.ndarray, pos: np.ndarray, cellness: np.ndarray, total: int) -> _Found:
+    """Places the radius-n board on the lattice positions with the most cellness and fits its view.
+
+    Both hex cues (grid lines, light cells) end here; they differ only in how they score cellness.
+    """
     n = spec.hex_radius
-    total = 3 * n * (n + 1) + 1
-    # Pieces hide cells: a lattice that explains nearly every cue found is good enough to stop at.
-    got = grow_lattice(pts, HEX_LATTICE, replace(config, max_seeds=config.hex_max_seeds), max_extent=2 * n,
-                       target=min(total, len(pts)))
-    if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
-        found = 0 if got is None else len(got[0])
-        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
-    idx, img = got
-    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
-    if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
-        idx = idx[:, ::-1].copy()
-    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
-    # Every lattice position near the lattice gets a "cellness": the share of its six sides that
-    # show a line (a cell inside the board ~ 1; beyond its edge at most the one or two sides
-    # shared with the outer cells). The board is the radius-n hexagon of positions with the most
-    # cellness, which also counts cells whose region was torn by a piece.
     qs, rs = idx[:, 0], idx[:, 1]
-    gq, gr = np.meshgrid(np.arange(qs.min() - n - 1, qs.max() + n + 2), np.arange(rs.min() - n - 1, rs.max() + n + 2),
-                         indexing="ij")
-    pos = np.stack([gq.ravel(), gr.ravel()], 1).astype(float)
-    plane = HEX_LATTICE.plane(pos)
-    neighbours = HEX_LATTICE.plane(HEX_LATTICE.steps.astype(float))
-    along = np.stack([-neighbours[:, 1], neighbours[:, 0]], 1) / SQRT3
-    # Three points along each side (its middle and either side of it), half-way to each neighbour.
-    offsets = (0.5 * neighbours[:, None, :] + np.array([-0.3, 0.0, 0.3])[None, :, None] * along[:, None, :])
-    side_px = _apply_h(h, (plane[:, None, :] + offsets.reshape(1, -1, 2)).reshape(-1, 2))
-    strength = cv2.dilate(line_strength, np.ones((3, 3), np.uint8))
-    peak = float(np.percentile(line_strength[::3, ::3], 99.7))
-    on_line = strength > max(config.hex_min_line_strength, config.hex_line_fraction * peak)
-    gh, gw = gray.shape
-    xy = np.round(side_px).astype(int)
-    ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
-    hit = np.zeros(len(xy), bool)
-    hit[ok] = on_line[xy[ok, 1], xy[ok, 0]]
-    sides = hit.reshape(len(pos), 6, 3).any(2).mean(1)
-    cellness = np.where(sides >= config.hex_min_cellness, sides, 0.0)
     matched_set = {tuple(k) for k in idx}
-    is_matched = np.array([tuple(k) in matched_set for k in pos.astype(int)])
-    cellness[is_matched] = 1.0
+    cellness = cellness.copy()
+    cellness[np.array([tuple(k) in matched_set for k in pos.astype(int)])] = 1.0
     mid = idx.mean(0)
     best = None
     for cq in range(qs.min() - n, qs.max() + n + 1):
@@ -1078,6 +1047,48 @@ def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config
         raise BoardNotFound("cut-by-frame", "the hex board runs past the edge of the picture")
     cands = [hf @ _hex_rotation(k6) for k6 in range(6)]
     return _Found(min(1.0, inl.sum() / total), "lattice", int(inl.sum()), cands)
+
+
+def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    pts, line_strength, _ = hex_centre_cues(gray, config)
+    n = spec.hex_radius
+    total = 3 * n * (n + 1) + 1
+    # Pieces hide cells: a lattice that explains nearly every cue found is good enough to stop at.
+    got = grow_lattice(pts, HEX_LATTICE, replace(config, max_seeds=config.hex_max_seeds), max_extent=2 * n,
+                       target=min(total, len(pts)))
+    if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
+        found = 0 if got is None else len(got[0])
+        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
+    idx, img = got
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
+        idx = idx[:, ::-1].copy()
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    # Every lattice position near the lattice gets a "cellness": the share of its six sides that
+    # show a line (a cell inside the board ~ 1; beyond its edge at most the one or two sides
+    # shared with the outer cells). The board is the radius-n hexagon of positions with the most
+    # cellness, which also counts cells whose region was torn by a piece.
+    qs, rs = idx[:, 0], idx[:, 1]
+    gq, gr = np.meshgrid(np.arange(qs.min() - n - 1, qs.max() + n + 2), np.arange(rs.min() - n - 1, rs.max() + n + 2),
+                         indexing="ij")
+    pos = np.stack([gq.ravel(), gr.ravel()], 1).astype(float)
+    plane = HEX_LATTICE.plane(pos)
+    neighbours = HEX_LATTICE.plane(HEX_LATTICE.steps.astype(float))
+    along = np.stack([-neighbours[:, 1], neighbours[:, 0]], 1) / SQRT3
+    # Three points along each side (its middle and either side of it), half-way to each neighbour.
+    offsets = (0.5 * neighbours[:, None, :] + np.array([-0.3, 0.0, 0.3])[None, :, None] * along[:, None, :])
+    side_px = _apply_h(h, (plane[:, None, :] + offsets.reshape(1, -1, 2)).reshape(-1, 2))
+    strength = cv2.dilate(line_strength, np.ones((3, 3), np.uint8))
+    peak = float(np.percentile(line_strength[::3, ::3], 99.7))
+    on_line = strength > max(config.hex_min_line_strength, config.hex_line_fraction * peak)
+    gh, gw = gray.shape
+    xy = np.round(side_px).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
+    hit = np.zeros(len(xy), bool)
+    hit[ok] = on_line[xy[ok, 1], xy[ok, 0]]
+    sides = hit.reshape(len(pos), 6, 3).any(2).mean(1)
+    cellness = np.where(sides >= config.hex_min_cellness, sides, 0.0)
+    return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total)
 
 
 def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
@@ -1124,49 +1135,7 @@ def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, 
     scale_c = float(np.nanmedian(contrast[is_matched])) if is_matched.any() else 1.0
     # A piece over a cell darkens its centre: that is no evidence against a cell, so no negatives.
     cellness = np.nan_to_num(np.clip(contrast / max(scale_c, 1e-3), 0, 1), nan=0.0)
-    cellness[is_matched] = 1.0
-    mid = idx.mean(0)
-    best = None
-    for cq in range(qs.min() - n, qs.max() + n + 1):
-        for cr in range(rs.min() - n, rs.max() + n + 1):
-            dq, dr = pos[:, 0] - cq, pos[:, 1] - cr
-            within = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
-            # Ties (a whole edge row hidden) go to the board centred on what was seen.
-            off = np.array([cq, cr]) - mid
-            score = (round(float(cellness[within].sum()), 1), -float(off @ off))
-            if best is None or score > best[0]:
-                best = (score, cq, cr)
-    _, cq, cr = best
-    dq, dr = qs - cq, rs - cr
-    inside = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
-    k = int(inside.sum())
-    if k < 4:
-        raise BoardNotFound("no-board", f"only {k} hex cells on the board")
-    board_idx = (idx - [cq, cr])[inside].astype(float)
-    src = np.array([_hex_centre(q, r, spec.hex_mm) for q, r in board_idx])
-    hf, mask = cv2.findHomography(src, img[inside] / scale, cv2.RANSAC, 2.0 / scale)
-    if hf is None:
-        raise BoardNotFound("no-board", "the hex lattice could not be fitted")
-    inl = mask.ravel().astype(bool)
-    hexagon = np.array([(spec.hex_mm * 0.93 * math.cos(math.radians(30 + 60 * i)),
-                         spec.hex_mm * 0.93 * math.sin(math.radians(30 + 60 * i))) for i in range(6)])
-    cue_img = img[inside][inl] / scale
-    src = src[inl]
-    hf, _ = cv2.findHomography(src, cue_img, 0)
-    # A blob's centroid is not the image of the cell's centre under perspective (the near half
-    # looks bigger): predict that offset from the fitted view and take it out, then refit.
-    for _ in range(2):
-        bias = np.array([_polygon_centroid(_apply_h(hf, hexagon + c)) for c in src]) - _apply_h(hf, src)
-        hf, _ = cv2.findHomography(src, cue_img - bias, 0)
-    outline = _apply_h(hf, spec.outline()) * scale
-    if _outside(outline, gray.shape, config.frame_margin_px):
-        if inl.sum() < total / 2:
-            # Few cells, extrapolated past the picture: more likely not a hex board at all.
-            raise BoardNotFound("no-board", f"only {int(inl.sum())} of {total} hex cells seen, and a board "
-                                            "fitted to them would run past the picture's edge")
-        raise BoardNotFound("cut-by-frame", "the hex board runs past the edge of the picture")
-    cands = [hf @ _hex_rotation(k6) for k6 in range(6)]
-    return _Found(min(1.0, inl.sum() / total), "lattice", int(inl.sum()), cands)
+    return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total)
 
 
 def _polygon_centroid(poly: np.ndarray) -> np.ndarray:
