@@ -994,6 +994,29 @@ def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateC
     return other if found is None or other.confidence > found.confidence else found
 
 
+def _hex_lattice(pts: np.ndarray, n: int, config: LocateConfig,
+                 target: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Grows a hex lattice over cell cues for a radius-n board.
+
+    Returns (lattice indices, their image points, the lattice-plane -> image homography, every
+    lattice position within n + 1 of the cues, as candidates for the board's cells).
+    """
+    total = 3 * n * (n + 1) + 1
+    got = grow_lattice(pts, HEX_LATTICE, config, max_extent=2 * n, target=target)
+    if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
+        found = 0 if got is None else len(got[0])
+        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
+    idx, img = got
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
+        idx = idx[:, ::-1].copy()
+    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    qs, rs = idx[:, 0], idx[:, 1]
+    gq, gr = np.meshgrid(np.arange(qs.min() - n - 1, qs.max() + n + 2), np.arange(rs.min() - n - 1, rs.max() + n + 2),
+                         indexing="ij")
+    return idx, img, h, np.stack([gq.ravel(), gr.ravel()], 1).astype(float)
+
+
 def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig, idx: np.ndarray,
                      img: np.ndarray, pos: np.ndarray, cellness: np.ndarray, total: int) -> _Found:
     """Places the radius-n board on the lattice positions with the most cellness and fits its view.
@@ -1054,24 +1077,11 @@ def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
     # Pieces hide cells: a lattice that explains nearly every cue found is good enough to stop at.
-    got = grow_lattice(pts, HEX_LATTICE, replace(config, max_seeds=config.hex_max_seeds), max_extent=2 * n,
-                       target=min(total, len(pts)))
-    if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
-        found = 0 if got is None else len(got[0])
-        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
-    idx, img = got
-    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
-    if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
-        idx = idx[:, ::-1].copy()
-    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    idx, img, h, pos = _hex_lattice(pts, n, replace(config, max_seeds=config.hex_max_seeds), min(total, len(pts)))
     # Every lattice position near the lattice gets a "cellness": the share of its six sides that
     # show a line (a cell inside the board ~ 1; beyond its edge at most the one or two sides
     # shared with the outer cells). The board is the radius-n hexagon of positions with the most
     # cellness, which also counts cells whose region was torn by a piece.
-    qs, rs = idx[:, 0], idx[:, 1]
-    gq, gr = np.meshgrid(np.arange(qs.min() - n - 1, qs.max() + n + 2), np.arange(rs.min() - n - 1, rs.max() + n + 2),
-                         indexing="ij")
-    pos = np.stack([gq.ravel(), gr.ravel()], 1).astype(float)
     plane = HEX_LATTICE.plane(pos)
     neighbours = HEX_LATTICE.plane(HEX_LATTICE.steps.astype(float))
     along = np.stack([-neighbours[:, 1], neighbours[:, 0]], 1) / SQRT3
@@ -1095,22 +1105,10 @@ def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, 
     pts = light_cell_cues(gray, config)
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
-    got = grow_lattice(pts, HEX_LATTICE, config, max_extent=2 * n, target=total)
-    if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
-        found = 0 if got is None else len(got[0])
-        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
-    idx, img = got
-    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
-    if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
-        idx = idx[:, ::-1].copy()
-    h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
+    idx, img, h, pos = _hex_lattice(pts, n, config, total)
     # Every lattice position near the lattice gets a "cellness": light centre against the dark
     # lines at its corners (paper ~ +1, table or a hand ~ 0). The board is the radius-n hexagon
     # of positions with the most cellness, which also counts cells whose blob was torn by a piece.
-    qs, rs = idx[:, 0], idx[:, 1]
-    gq, gr = np.meshgrid(np.arange(qs.min() - n - 1, qs.max() + n + 2), np.arange(rs.min() - n - 1, rs.max() + n + 2),
-                         indexing="ij")
-    pos = np.stack([gq.ravel(), gr.ravel()], 1).astype(float)
     centres = _apply_h(h, HEX_LATTICE.plane(pos))
     ring = np.array([(math.cos(math.radians(30 + 60 * i)), math.sin(math.radians(30 + 60 * i))) for i in range(6)])
     ring *= 1 / SQRT3  # cell corners in lattice units (centre spacing 1)
