@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--colour-model", type=Path, default=models.COLOUR_WEIGHTS)
     p.add_argument("--imgsz", type=int, default=480)
     p.add_argument("--limit", type=int, help="at most this many images")
+    p.add_argument("--look", choices=("board", "whole"), default="board",
+                   help="board: detect within the board's region as the companion does (default); "
+                        "whole: on the whole image (a dataset of crops)")
     p.add_argument("--map", action="store_true", help="also run ultralytics validation for box and keypoint mAP")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=cmd_eval)
@@ -111,7 +114,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     colour = ColourClassifier(args.colour_model) if args.colour_model.exists() else None
     detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz), colour)
-    report = evaluate(detector.detect, args.dataset, split=args.split, limit=args.limit)
+    report = evaluate(detector.detect, args.dataset, split=args.split, limit=args.limit, look=args.look)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     if args.map:
         report["map"] = ultralytics_map(args.model, args.dataset, args.split, args.imgsz)

@@ -210,11 +210,28 @@ def score_image(truth: dict[str, Any], detections: list[Detection], tallies: lis
                     t.snapped_right += in_game and snap(heading, step, offset) == snap(o["heading_deg"], step, offset)
 
 
-def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = None) -> dict[str, Any]:
+LOOKS = ("board", "whole")
+
+
+def look_closer(detect, frame: np.ndarray, truth: dict):
+    """What the pipeline does once the board is located: detect within the board's region (here
+    the true outline, so the figures measure the detector, not the localisation), or, on a table
+    without a board, a first pass on the whole frame and a second where the pieces are."""
+    from companion.vision.region import detect_near_board
+
+    board = truth.get("board")
+    return detect_near_board(detect, frame, None if board is None else np.asarray(board["outline_px"], float))
+
+
+def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = None, look: str = "board") -> dict[str, Any]:
     """Runs `detect(frame) -> list[Detection]` over a dataset split and returns the figures.
 
+    `look`: "board" detects within the board's region as the pipeline does (see `look_closer`);
+    "whole" runs on the whole image (for datasets that are already crops).
     Returns a dict with "all", "per_game" and "per_tilt" figure tables.
     """
+    if look not in LOOKS:
+        raise ValueError(f"unknown look {look!r} (expected one of: {', '.join(LOOKS)})")
     overall = Tally()
     per_game: dict[str, Tally] = defaultdict(Tally)
     per_tilt: dict[str, Tally] = defaultdict(Tally)
@@ -226,11 +243,12 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
         frame = cv2.imread(str(dataset / "images" / split / (path.stem + ".jpg")))
         if frame is None:
             raise FileNotFoundError(f"image for {path.name} is missing or unreadable")
-        detections = detect(frame)
+        detections = look_closer(detect, frame, truth) if look == "board" else detect(frame)
         score_image(truth, detections, [overall, per_game[truth["game"]],
                                         per_tilt[tilt_bucket(camera_tilt_deg(truth["camera"]))]])
     return {
         "split": split,
+        "look": look,
         "all": overall.figures(),
         "per_game": {g: t.figures() for g, t in sorted(per_game.items())},
         "per_tilt": {b: t.figures() for b, t in sorted(per_tilt.items())},

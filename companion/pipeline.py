@@ -47,7 +47,8 @@ from companion.session import GameSession, SessionError, SessionHub, SourceError
 from companion.sources import Frame, FrameSource, open_source
 from companion.vision.calibrate import CalibrationError, Undistorter, load_intrinsics
 from companion.vision.detection import Detection
-from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator
+from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator, board_outline
+from companion.vision.region import detect_near_board
 from companion.vision.mapper import Mapper, config_for
 from companion.vision.observation import Observation
 from companion.vision.tracker import Tracker, TrackerConfig
@@ -562,7 +563,7 @@ class CameraFeed:
             return self._last_observation
         t = time.perf_counter()
         try:
-            detections = self._detect(image)
+            detections = detect_near_board(self._detect, image, board_outline(location))
         except Exception as exc:  # one failed inference must not stop the feed
             log.exception("detector failed on %s", name)
             self._hub.report_fault(FAULT_MODEL, f"the detector failed on {name} ({exc!r}); frame skipped")

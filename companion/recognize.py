@@ -19,7 +19,8 @@ import numpy as np
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
 from companion.models import COLOUR_WEIGHTS, detector_for_inference
-from companion.vision.locate import BoardNotFound, BoardSpec, Locator
+from companion.vision.locate import BoardNotFound, BoardSpec, Locator, board_outline
+from companion.vision.region import detect_near_board
 from companion.vision.mapper import Mapper, MapperConfig, config_for
 from companion.vision.observation import Observation, SeenPiece
 
@@ -46,6 +47,9 @@ class Recognizer:
     spec: BoardSpec
     intrinsics: CameraIntrinsics | None = None
     mapper_config: MapperConfig | None = None
+    # Look within the board's region (companion/vision/region.py); off for detections that are
+    # already in whole-frame pixels whatever image they are given (saved ones).
+    look_closer: bool = True
     _locator: Locator | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -55,14 +59,16 @@ class Recognizer:
     def observe(self, frame: np.ndarray, name: str | None = None) -> Observation:
         """The observation of one BGR frame (undistorted first when intrinsics are known)."""
         prepared = self._locator.prepare(frame)
-        detections = self.detect(prepared)
         try:
             location = self._locator.locate(prepared, prepared=True)
         except BoardNotFound as exc:
+            detections = detect_near_board(self.detect, prepared, None) if self.look_closer else self.detect(prepared)
             pieces = tuple(SeenPiece(kind=d.kind, colour=d.colour, size=d.size, pose=d.pose, box=d.box, apex=d.apex,
                                      contact=d.contact, confidence=d.confidence, unsure=("board not found",))
                            for d in detections)
             return Observation(self.game, pieces, None, name, (str(exc),))
+        detections = (detect_near_board(self.detect, prepared, board_outline(location)) if self.look_closer
+                      else self.detect(prepared))
         return self._mapper.map(detections, location, name)
 
 
@@ -176,7 +182,7 @@ def cmd_recognize(args) -> int:
         print(f"companion recognize: {exc}", file=sys.stderr)
         return 2
     base = config_for(args.game, args.seats)
-    recognizer = Recognizer(args.game, detect, spec, intrinsics, base)
+    recognizer = Recognizer(args.game, detect, spec, intrinsics, base, look_closer=not args.detections)
     observations = recognize_files(recognizer, args.images, args.annotate)
     if args.json or args.position:
         data = [o.to_json()["position"] if args.position else o.to_json() for o in observations]

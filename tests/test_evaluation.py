@@ -47,7 +47,7 @@ def oracle(root):
 
 
 def test_a_perfect_detector_scores_perfectly(dataset):
-    figures = evaluate(oracle(dataset), dataset, split="train")["all"]
+    figures = evaluate(oracle(dataset), dataset, split="train", look="whole")["all"]
     assert figures["pieces_at_least_half_visible"] > 0
     assert figures["recall_colour_and_size"] == 1.0
     assert figures["precision_colour_and_size"] == 1.0
@@ -65,7 +65,7 @@ def test_wrong_colours_lose_recall_and_precision_but_not_pose(dataset):
         return [replace(d, colour=Colour.RED if d.colour != Colour.RED else Colour.BLUE) if d.kind == "pyramid" else d
                 for d in detect(frame)]
 
-    figures = evaluate(colour_blind, dataset, split="train")["all"]
+    figures = evaluate(colour_blind, dataset, split="train", look="whole")["all"]
     assert figures["recall_colour_and_size"] == 0.0 and figures["precision_colour_and_size"] == 0.0
     assert figures["upright_lying_accuracy"] == 1.0
 
@@ -78,3 +78,25 @@ def test_missing_split_is_a_clear_error(dataset):
 def test_angles_and_snapping():
     assert angle_diff(350, 10) == 20 and angle_diff(90, 270) == 180
     assert snap(44, 90) == 0 and snap(46, 90) == 1 and snap(359, 45) == 0 and snap(90, 60, 30) == 1
+
+
+def test_by_default_the_detector_looks_within_the_board_region_as_the_companion_does(dataset):
+    import cv2
+    import numpy as np
+
+    from companion.vision.region import board_region
+
+    seen = []
+    evaluate(lambda frame: seen.append(frame.shape[:2]) or [], dataset, split="train")
+    expected = []
+    for path in sorted(dataset.glob("truth/train/*.json")):
+        truth = json.loads(path.read_text())
+        shape = cv2.imread(str(dataset / "images" / "train" / (path.stem + ".jpg"))).shape
+        if truth["board"] is None:
+            expected.append(shape[:2])  # nothing found on the first look: no second one
+        else:
+            region = board_region(np.asarray(truth["board"]["outline_px"], float), shape)
+            expected.append((region.height, region.width))
+    assert seen == expected and any(s != (240, 320) for s in seen)
+    with pytest.raises(ValueError, match="unknown look"):
+        evaluate(lambda f: [], dataset, split="train", look="sideways")

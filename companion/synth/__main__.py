@@ -42,6 +42,14 @@ def cmd_relabel(args) -> int:
     return 0
 
 
+def cmd_crops(args) -> int:
+    from companion.synth.crops import make_crop_dataset
+    from companion.vision.classes import get_scheme
+
+    print(json.dumps(make_crop_dataset(args.source, args.out, get_scheme(args.scheme), args.size, args.seed)))
+    return 0
+
+
 def cmd_render(args) -> int:
     from companion.synth.dataset import render_item
     from companion.synth.labels import yolo_lines
@@ -122,6 +130,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", default="colour-size-pose")
     p.add_argument("--min-visible", type=float, default=0.15)
     p.set_defaults(func=cmd_relabel)
+    p = sub.add_parser("crops", help="a dataset of close looks (board or piece crops) made from a full one")
+    p.add_argument("source", type=Path)
+    p.add_argument("out", type=Path)
+    p.add_argument("--size", type=int, default=480, help="longer side of each crop in pixels")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scheme", default="colour-size-pose")
+    p.set_defaults(func=cmd_crops)
     p = sub.add_parser("render", help="render a few scenes of one game with their sidecars and labels")
     p.add_argument("out", type=Path)
     p.add_argument("--game", default="icebomb-arena")

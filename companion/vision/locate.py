@@ -335,6 +335,13 @@ class BoardLocation:
                 "cells": [{"name": c.name, "centre": [round(c.centre[0], 2), round(c.centre[1], 2)]} for c in self.cells()]}
 
 
+def board_outline(location: BoardLocation) -> np.ndarray | None:
+    """The board's outline in image pixels, or None for a bare table (whose "board" is a marker)."""
+    if location.spec.kind == "table":
+        return None
+    return location.board_to_image(location.spec.outline())
+
+
 def _apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = pts.reshape(-1, 2) @ h[:, :2].T + h[:, 2]
     return p[:, :2] / p[:, 2:3]

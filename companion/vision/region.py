@@ -1,0 +1,119 @@
+"""Looking closer: run the detector on the part of the frame where the pieces are.
+
+A webcam a metre above the table sees a small pyramid as a dozen pixels; shrunk to the
+detector's input size the whole frame leaves it a handful. Cropping to the located board (with a
+margin for pieces standing up and for the revealed plans beside it) gives the detector two to
+three times the pixels per piece at the same cost. Without a board (IceTowers' bare table) a
+first pass on the whole frame finds where the pieces are, and a second pass looks there.
+
+The detector is trained on such crops (`companion/synth/crops.py` makes them from full renders
+with the same `board_region`), so what it sees at run time matches what it learnt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from companion.vision.detection import Detection
+
+DetectFn = Callable[[np.ndarray], list[Detection]]
+
+# How far beyond the board's outline to look, as a share of the outline's larger side: pieces
+# standing near the edge rise above it in the picture, and Icebomb Arena's revealed plans lie
+# in front of each seat.
+BOARD_MARGIN = 0.2
+# Around what a first pass found, as a share of the found area's larger side (at least MIN_PAD px).
+FOUND_MARGIN = 0.25
+MIN_PAD = 24
+# A second pass pays only when the crop is clearly smaller than the frame.
+ZOOM_WORTH_IT = 0.6
+
+
+@dataclass(frozen=True)
+class Region:
+    """An axis-aligned rectangle of whole pixels inside a frame: [x0, x1) x [y0, y1)."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    def __post_init__(self) -> None:
+        if not (self.x1 > self.x0 and self.y1 > self.y0):
+            raise ValueError(f"empty region {self!r}")
+
+    @property
+    def width(self) -> int:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> int:
+        return self.y1 - self.y0
+
+    def area_share(self, frame_shape: Sequence[int]) -> float:
+        return self.width * self.height / float(frame_shape[0] * frame_shape[1])
+
+    def crop(self, frame: np.ndarray) -> np.ndarray:
+        return frame[self.y0:self.y1, self.x0:self.x1]
+
+
+def region_around(points: np.ndarray, frame_shape: Sequence[int], margin: float, min_pad: int = 0) -> Region | None:
+    """The rectangle around `points` (N x 2 pixels) grown by `margin` of its larger side, clipped
+    to the frame; None when it misses the frame."""
+    pts = np.asarray(points, float).reshape(-1, 2)
+    pts = pts[np.isfinite(pts).all(axis=1)]
+    if len(pts) == 0:
+        return None
+    (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
+    pad = max(margin * max(x1 - x0, y1 - y0), float(min_pad))
+    h, w = int(frame_shape[0]), int(frame_shape[1])
+    rx0, ry0 = max(0, int(np.floor(x0 - pad))), max(0, int(np.floor(y0 - pad)))
+    rx1, ry1 = min(w, int(np.ceil(x1 + pad))), min(h, int(np.ceil(y1 + pad)))
+    if rx1 - rx0 < 2 or ry1 - ry0 < 2:
+        return None
+    return Region(rx0, ry0, rx1, ry1)
+
+
+def board_region(outline_px: np.ndarray, frame_shape: Sequence[int], margin: float = BOARD_MARGIN) -> Region | None:
+    """Where to look for pieces on a located board: its image outline plus `margin`."""
+    return region_around(outline_px, frame_shape, margin)
+
+
+def shifted(detection: Detection, dx: float, dy: float) -> Detection:
+    """The same detection in a frame whose origin is (-dx, -dy) from the crop's."""
+    x0, y0, x1, y1 = detection.box
+    move = (lambda p: None if p is None else (p[0] + dx, p[1] + dy))
+    return replace(detection, box=(x0 + dx, y0 + dy, x1 + dx, y1 + dy), apex=move(detection.apex),
+                   contact=move(detection.contact))
+
+
+def detect_in_region(detect: DetectFn, frame: np.ndarray, region: Region | None) -> list[Detection]:
+    """`detect` on the region's pixels, with the detections in whole-frame pixels."""
+    if region is None:
+        return detect(frame)
+    crop = np.ascontiguousarray(region.crop(frame))
+    return [shifted(d, region.x0, region.y0) for d in detect(crop)]
+
+
+def detect_zoomed(detect: DetectFn, frame: np.ndarray) -> list[Detection]:
+    """For a table without a board: find the pieces on the whole frame, then look again closely
+    where they are (when that is clearly smaller than the frame)."""
+    first = detect(frame)
+    if not first:
+        return first
+    corners = np.array([[d.box[0], d.box[1]] for d in first] + [[d.box[2], d.box[3]] for d in first])
+    region = region_around(corners, frame.shape, FOUND_MARGIN, MIN_PAD)
+    if region is None or region.area_share(frame.shape) > ZOOM_WORTH_IT:
+        return first
+    return detect_in_region(detect, frame, region)
+
+
+def detect_near_board(detect: DetectFn, frame: np.ndarray, outline_px: np.ndarray | None) -> list[Detection]:
+    """Within the board's region when there is a board (its image outline), else zoomed in on
+    where the pieces are (a bare table, or a board not found)."""
+    if outline_px is None:
+        return detect_zoomed(detect, frame)
+    return detect_in_region(detect, frame, board_region(outline_px, frame.shape))

@@ -1,0 +1,62 @@
+"""Looking closer: the board's region, and detections moved back into whole-frame pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.detection import Detection
+from companion.vision.region import Region, board_region, detect_in_region, detect_zoomed, region_around
+
+
+def test_the_board_region_grows_the_outline_by_the_margin_and_stays_in_the_frame():
+    outline = np.array([[100, 100], [300, 100], [300, 250], [100, 250]])
+    region = board_region(outline, (480, 640), margin=0.1)
+    assert (region.x0, region.y0, region.x1, region.y1) == (80, 80, 320, 270)
+    clipped = board_region(outline + [400, 300], (480, 640), margin=0.5)
+    assert (clipped.x1, clipped.y1) == (640, 480)
+    assert region_around(np.array([[np.nan, 1.0]]), (480, 640), 0.1) is None
+
+
+def test_an_empty_region_is_refused():
+    with pytest.raises(ValueError):
+        Region(5, 5, 5, 9)
+
+
+class _Recorder:
+    """A stand-in detector: one piece wherever the bright pixel is, in the image it is given."""
+
+    def __init__(self):
+        self.shapes = []
+
+    def __call__(self, frame):
+        self.shapes.append(frame.shape[:2])
+        ys, xs = np.nonzero(frame[:, :, 0] > 200)
+        return [Detection(kind="pyramid", box=(float(x) - 3, float(y) - 3, float(x) + 3, float(y) + 3), confidence=0.9,
+                          class_name="L-upright", apex=(float(x), float(y) - 3), contact=(float(x), float(y) + 3))
+                for x, y in zip(xs, ys)]
+
+
+def test_detections_in_a_region_come_back_in_whole_frame_pixels():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    frame[300, 400] = 255
+    detect = _Recorder()
+    found = detect_in_region(detect, frame, Region(350, 250, 500, 400))
+    assert detect.shapes == [(150, 150)]
+    assert found[0].box == (397.0, 297.0, 403.0, 303.0)
+    assert found[0].apex == (400.0, 297.0) and found[0].contact == (400.0, 303.0)
+    assert detect_in_region(detect, frame, None)[0].box == found[0].box
+
+
+def test_a_bare_table_is_looked_at_twice_only_when_the_pieces_fill_little_of_it():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    frame[200, 300] = frame[220, 330] = 255
+    detect = _Recorder()
+    found = detect_zoomed(detect, frame)
+    assert len(detect.shapes) == 2 and detect.shapes[1][0] < 200
+    assert sorted(d.box for d in found) == sorted(d.box for d in detect_in_region(detect, frame, None))
+    spread = np.zeros((480, 640, 3), np.uint8)
+    spread[10, 10] = spread[470, 630] = 255
+    detect = _Recorder()
+    detect_zoomed(detect, spread)
+    assert len(detect.shapes) == 1
