@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.synth.labels import sidecar, yolo_lines
-from companion.synth.scenes import GAMES, sample_scene
+from companion.synth.scenes import GAMES, SCENE_KINDS, sample_scene
 from companion.vision.classes import DEFAULT_SCHEME, FLIP_INDEX, KEYPOINTS, ClassScheme, get_scheme
 
 SPLITS = ("train", "val", "test")
@@ -257,8 +257,8 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     if item_timeout is not None and not item_timeout > 0:
         raise ValueError(f"item time limit {item_timeout!r} s must be positive")
     for game in games:
-        if game not in GAMES:
-            raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(GAMES)})")
+        if game not in SCENE_KINDS:
+            raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(SCENE_KINDS)})")
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     (root / "data.yaml").write_text(dataset_yaml(root, scheme))

@@ -504,6 +504,51 @@ def space_arena(seed: int, rng: np.random.Generator, width: int, height: int) ->
     return _finish("space-arena", seed, rng, b, board, _board_target(rng, board), state, width, height)
 
 
+def close_up(seed: int, rng: np.random.Generator, width: int, height: int) -> Scene:
+    """Pieces photographed from close by and low down, as people photograph them (and as a
+    webcam on a short stand beside the table sees them): towers, nests, loose lying pieces and
+    glass beads on a bare table, the camera 15-50 cm away and 30-80 degrees from straight down.
+    Not a game: it teaches the detector the large, side-on views the board scenes never show."""
+    b = _Builder(rng, 0.0)
+    colours = [Colour(c) for c in rng.choice([c.value for c in ALL_COLOURS], int(rng.integers(2, 6)), replace=False)]
+    stash = {(c, s): PIECES_PER_SIZE_IN_STASH for c in colours for s in Size}
+    region = (rng.uniform(60, 150), rng.uniform(40, 110))
+    towers = []
+    for _ in range(int(rng.integers(2, 9))):
+        pieces = _tower(rng, stash, colours, int(rng.choice([1, 2, 3], p=(0.5, 0.3, 0.2))))
+        if not pieces:
+            break
+        spot = b.spot((0, 0), region, geo.half_base(pieces[0][1]) * 1.5 + 3)
+        if spot is None:
+            for key in pieces:
+                stash[key] += 1
+            continue
+        b.stack(*spot, 0.0, pieces, zone="table")
+        towers.append({"pieces": [f"{c.value}-{s.letter}" for c, s in pieces], "at_mm": [round(v, 1) for v in spot]})
+    loose = []
+    for _ in range(int(rng.integers(0, 5))):
+        options = [k for k, n in stash.items() if n > 0]
+        if not options:
+            break
+        colour, size = options[int(rng.integers(len(options)))]
+        spot = b.spot((0, 0), region, HEIGHT_MM[size] * 0.6)
+        if spot:
+            stash[(colour, size)] -= 1
+            b.lying(colour, size, *spot, 0.0, float(rng.uniform(0, 360)), zone="table")
+            loose.append(f"{colour.value}-{size.letter}")
+    for _ in range(int(rng.integers(0, 6))):
+        spot = b.spot((0, 0), (region[0] * 1.2, region[1] * 1.2), 8)
+        if spot:
+            b.claim(*spot, 8)
+            tint = BEAD_TINTS[int(rng.integers(len(BEAD_TINTS)))]
+            b.token(BEAD, *spot, 0.0, _jitter(rng, tint, 0.03), translucent=bool(rng.random() < 0.6),
+                    scale=rng.uniform(0.9, 1.2), zone="table")
+    target = np.array([rng.normal(0, region[0] * 0.15), rng.normal(0, region[1] * 0.15), rng.uniform(5, 25)])
+    camera = webcam(rng, target, width, height, distance_mm=(150, 500), min_tilt_deg=30.0, max_tilt_deg=80.0)
+    state = {"colours": [c.value for c in colours], "towers": towers, "lying": loose}
+    return Scene("close-up", seed, None, b.objects, camera, sample_look(rng), state)
+
+
 SAMPLERS: dict[str, Callable[[int, np.random.Generator, int, int], Scene]] = {
     "icebomb-arena": icebomb_arena,
     "zamboni-wars": zamboni_wars,
@@ -512,6 +557,9 @@ SAMPLERS: dict[str, Callable[[int, np.random.Generator, int, int], Scene]] = {
     "space-arena": space_arena,
 }
 GAMES = tuple(SAMPLERS)
+# Scene kinds that are not games; a dataset takes them with --games (e.g. the close-up views).
+EXTRA_SCENES: dict[str, Callable[[int, np.random.Generator, int, int], Scene]] = {"close-up": close_up}
+SCENE_KINDS = GAMES + tuple(EXTRA_SCENES)
 
 
 def sample_scene(game: str, seed: int, width: int = 640, height: int = 480) -> Scene:
@@ -520,7 +568,7 @@ def sample_scene(game: str, seed: int, width: int = 640, height: int = 480) -> S
     Raises:
         ValueError: for an unknown game name.
     """
-    if game not in SAMPLERS:
-        raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(GAMES)})")
-    rng = np.random.default_rng([seed, GAMES.index(game)])
-    return SAMPLERS[game](seed, rng, width, height)
+    if game not in SCENE_KINDS:
+        raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(SCENE_KINDS)})")
+    rng = np.random.default_rng([seed, SCENE_KINDS.index(game)])
+    return {**SAMPLERS, **EXTRA_SCENES}[game](seed, rng, width, height)

@@ -341,3 +341,20 @@ def hex_grid_of(radius: int):
     from companion.boards.hexgrid import hex_grid
 
     return hex_grid(radius)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_close_up_views_are_near_and_low_with_every_piece_on_the_table(seed):
+    from companion.synth.scenes import SCENE_KINDS
+
+    assert "close-up" in SCENE_KINDS and "close-up" not in GAMES  # a training view, not a game
+    scene = sample_scene("close-up", seed)
+    cam = scene.camera
+    centre = np.mean([obj.truth()["contact_mm"] for obj in scene.objects if obj.kind == PYRAMID], axis=0)
+    position = cam.position
+    distance = float(np.linalg.norm(position - centre))
+    view = np.asarray(cam.R).T @ np.array([0.0, 0.0, 1.0])  # the optical axis in table coordinates
+    tilt = math.degrees(math.acos(-view[2]))
+    assert 100 < distance < 700 and 28 < tilt < 82
+    truth = json.loads(json.dumps(sidecar(scene)))
+    assert truth["board"] is None and len(yolo_lines(truth)) > 0
