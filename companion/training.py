@@ -72,21 +72,24 @@ def describe(config: TrainConfig) -> dict[str, Any]:
 
 
 def train_colour_classifier(data: Path, epochs: int = 15, imgsz: int = 64, batch: int = 128,
-                            name: str = "colours", project: Path = Path("runs/colour"), threads: int = 2) -> Path:
-    """Trains the crop colour classifier (companion/vision/colour.py) from scratch; returns the best weights.
+                            name: str = "colours", project: Path = Path("runs/colour"), threads: int = 2,
+                            model: str = "yolo11n-cls.yaml", hours: float | None = None) -> Path:
+    """Trains the crop colour classifier (companion/vision/colour.py); returns the best weights.
 
-    `data` is a folder of train/val/<colour>/*.jpg crops (scripts/make_colour_crops.py).
+    `data` is a folder of train/val/<colour>/*.jpg crops (scripts/make_colour_crops.py); `model`
+    an architecture (from scratch) or weights to continue from; `hours` a time budget.
     """
     os.environ.setdefault("YOLO_VERBOSE", "true")
     ultralytics = import_ultralytics()
     import torch
 
-    model = ultralytics.YOLO("yolo11n-cls.yaml")
-    model.add_callback("on_train_start", lambda trainer: torch.set_num_threads(threads))
+    net = ultralytics.YOLO(model)
+    net.add_callback("on_train_start", lambda trainer: torch.set_num_threads(threads))
     # No RandAugment (its solarize and colour ops relabel colours); only mild light changes,
     # and almost no hue shift, since hue is what we are teaching.
-    model.train(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=0, plots=False,
-                amp=False, project=str(project.resolve()), name=name, exist_ok=True, auto_augment=None,
-                hsv_h=0.004, hsv_s=0.35, hsv_v=0.4, erasing=0.0, fliplr=0.5, verbose=True)
+    net.train(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=0, plots=False,
+              amp=False, project=str(project.resolve()), name=name, exist_ok=True, auto_augment=None,
+              hsv_h=0.004, hsv_s=0.35, hsv_v=0.4, erasing=0.0, fliplr=0.5, verbose=True,
+              **({"time": hours} if hours else {}))
     run = project.resolve() / name / "weights"
     return run / "best.pt" if (run / "best.pt").exists() else run / "last.pt"
