@@ -54,9 +54,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, required=True, help="full renders (scripts/synth dataset)")
     parser.add_argument("--crops-dataset", type=Path, required=True, help="their crops (scripts/synth crops)")
-    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v1"))
+    parser.add_argument("--closeup-dataset", type=Path, help="close-up renders (--games close-up), reported apart")
+    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v2"))
     parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-crops"))
-    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v1"))
+    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v2"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--out", type=Path, default=models.MODELS_DIR / "MODEL_CARD.md")
     parser.add_argument("--json", type=Path, default=models.MODELS_DIR / "metrics.json")
@@ -66,13 +67,14 @@ def main() -> None:
     detector = Detector(DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ), colour)
     report = evaluate(detector.detect, args.dataset, "test", args.limit, look="board")
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
+    closeup = evaluate(detector.detect, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
     colours = colour_accuracy(models.COLOUR_WEIGHTS, args.crops) if colour and args.crops.exists() else None
     bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
                             str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
                            capture_output=True, text=True, check=True).stdout
     latency = json.loads(bench[bench.index("["):])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    facts = {"date": datetime.date.today().isoformat(), "commit": commit, "detector": report,
+    facts = {"date": datetime.date.today().isoformat(), "commit": commit, "detector": report, "close_up": closeup,
              "colour_classifier": colours, "latency": latency,
              "training": training_facts(args.run) if (args.run / "results.csv").exists() else None,
              "colour_training": training_facts(args.colour_run) if (args.colour_run / "results.csv").exists() else None}
@@ -88,15 +90,19 @@ def render(facts: dict, args: argparse.Namespace) -> str:
     lat = "\n".join(f"| `{r['weights']}` | {r['imgsz']} | {r['median_ms']} | {r['p90_ms']} |" for r in facts["latency"])
     train = facts["training"] or {}
     ctrain = facts["colour_training"] or {}
+    closeup_arg = f" --closeup-dataset {args.closeup_dataset}" if args.closeup_dataset else ""
     groups = {**d["per_game"], **d["per_tilt"]}
     keys = ["recall_colour_and_size", "precision_colour_and_size", "upright_lying_accuracy",
             "direction_snapped_accuracy", "direction_error_median_deg", "false_detections_per_image", "token_recall"]
     table = "| group | " + " | ".join(k.replace("_", " ") for k in keys) + " |\n|---|" + "---|" * len(keys) + "\n"
     for name, figures in {"all": a, **groups}.items():
         table += f"| {name} | " + " | ".join(str(figures.get(k, "-")) for k in keys) + " |\n"
+    if facts.get("close_up"):
+        table += "| close-up views (separate set) | " + " | ".join(
+            str(facts["close_up"]["all"].get(k, "-")) for k in keys) + " |\n"
     return f"""# Model card: the piece detector and colour classifier
 
-Written by `python scripts/model_card.py --dataset {args.dataset} --crops-dataset {args.crops_dataset}` on {facts['date']} at commit {facts['commit']};
+Written by `python scripts/model_card.py --dataset {args.dataset} --crops-dataset {args.crops_dataset}{closeup_arg}` on {facts['date']} at commit {facts['commit']};
 every figure below comes from that run (raw numbers: `models/metrics.json`).
 
 ## Models
@@ -115,13 +121,18 @@ Synthetic scenes of all five games from `companion/synth` (moderngl on the CPU; 
 by scene seed, then `scripts/synth crops {args.dataset} {args.crops_dataset} --size 480 --scheme size-pose`: each
 render cut around its board with a random margin (8-35 % of the board's size, the board shifted a little
 as an imperfect localisation would), or kept whole for a fifth of the items (a third without a board).
-No photograph was used for training. Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops}`.
+Close-up views (pieces 15-50 cm away, 30-80 degrees from straight down, like photographs of them):
+`scripts/synth dataset datasets/closeup --count 1000 --seed 12 --games close-up --size 640x480 --scheme size-pose`,
+cropped into the same training set. No photograph was used for training.
+Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops}` and the same for the close-ups.
 
 ## Training
-- Detector: continued from the previous shipped weights (15 epochs on whole 640x480 frames):
-  `python scripts/train_detector.py --data {args.crops_dataset}/data.yaml --model models/pieces.pt --imgsz {models.DETECTOR_IMGSZ} --hours H --name {args.run.name}`
-  on 2 shared CPU cores: {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
-- Colour classifier: `python scripts/train_colour.py {args.crops} --epochs 4 --name colours-v1`:
+- Detector: continued from the previous shipped weights (session 1: 15 epochs on whole 640x480 frames,
+  then one epoch on the board crops alone), with
+  `python scripts/train_detector.py --data {args.crops_dataset}/data.yaml --model WEIGHTS --imgsz {models.DETECTOR_IMGSZ} --hours 1.7 --name {args.run.name}`
+  on 2 CPU cores shared with other jobs: {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
+- Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; then
+  `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 2 --name {args.colour_run.name}`:
   {ctrain.get('epochs', '?')} epochs in {ctrain.get('seconds', '?')} s.
 
 ## Results on the held-out synthetic test split ({a['images']} images)

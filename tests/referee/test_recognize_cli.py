@@ -47,3 +47,39 @@ def test_recognize_without_a_model_is_a_clean_error(tmp_path, capsys):
     cv2.imwrite(str(path), (255 * __import__("numpy").ones((20, 20, 3))).astype("uint8"))
     code = main(["recognize", str(path), "--game", "icetowers", "--model", str(tmp_path / "none.pt")])
     assert code == 2 and "does not exist" in capsys.readouterr().err
+
+
+def test_the_recogniser_shows_the_detector_the_board_region_and_maps_back_to_frame_pixels(renderer):  # noqa: F811
+    import numpy as np
+
+    from companion.recognize import Recognizer
+    from companion.vision.locate import BoardSpec
+    from companion.vision.region import shifted
+
+    scene = scripted.scene_of(_start())
+    scene.camera = scripted.camera(640, 480)
+    image, truth = scripted.render(renderer, scene)
+    frame = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+    whole = truth_detections(truth)
+    crops = []
+
+    def detect(crop):
+        # A stand-in that finds where the crop was cut from (its corner patch, matched exactly)
+        # and returns the true pieces wholly inside it, in the crop's own pixels.
+        scores = cv2.matchTemplate(frame, np.ascontiguousarray(crop[:24, :24]), cv2.TM_SQDIFF)
+        x0, y0 = cv2.minMaxLoc(scores)[2]
+        crops.append((x0, y0, crop.shape[1], crop.shape[0]))
+        moved = [shifted(d, -x0, -y0) for d in whole]
+        return [d for d in moved if d.box[0] >= 0 and d.box[1] >= 0 and d.box[2] <= crop.shape[1]
+                and d.box[3] <= crop.shape[0]]
+
+    observation = Recognizer("icebomb-arena", detect, BoardSpec("chess")).observe(frame)
+    assert len(crops) == 1
+    x0, y0, w, h = crops[0]
+    assert w * h < 0.8 * frame.shape[0] * frame.shape[1]  # a closer look than the whole frame
+    board = np.array(truth["board"]["corners_px"])
+    assert board[:, 0].min() > x0 and board[:, 0].max() < x0 + w and board[:, 1].min() > y0 and board[:, 1].max() < y0 + h
+    inside = [d for d in whole if d.box[0] >= x0 and d.box[1] >= y0 and d.box[2] <= x0 + w and d.box[3] <= y0 + h]
+    found = [p.box for p in observation.pieces]
+    assert inside and len(found) == len(inside)
+    assert all(any(np.allclose(d.box, b) for b in found) for d in inside)  # back in whole-frame pixels
