@@ -98,10 +98,23 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict) -
             t["examples"].append(f"seed {truth['seed']}: {obj.get('colour')}-{obj.get('size')} {obj['kind']} "
                                  f"truth {where_true} L{obj.get('level')} {obj.get('direction')} -> "
                                  f"{seen.cell or seen.zone} L{seen.level} {seen.direction} {seen.unsure}")
-    if game == "icetowers":
+    if game == "icetowers" and _whole_table_in_view(truth):
+        # A score is only defined for a table the camera sees whole: pieces cut off by the frame's
+        # edge are not judged here (pieces hidden inside towers are: that is the mapper's problem).
         t["tables"] += 1
         seen_scores = _scores(parse_observation(icetowers_position(observation)))
         t["exact_score"] += seen_scores == true_icetowers_scores(truth)
+
+
+def _whole_table_in_view(truth: dict) -> bool:
+    w, h = truth["image"]["width"], truth["image"]["height"]
+    for obj in truth["objects"]:
+        if obj["kind"] != "pyramid":
+            continue
+        box = obj.get("box_px")
+        if box is None or box[0] <= 0 or box[1] <= 0 or box[2] >= w or box[3] >= h:
+            return False
+    return True
 
 
 def _truths(args) -> list[dict]:
@@ -159,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{game:15} {t['scenes']:>6} {t['objects']:>7} {pct(t['where'], t['objects'])} "
               f"{pct(t['size'], t['pyramids'])} {pct(t['colour'], t['pyramids'])} {pct(t['direction'], t['lying'])} "
               f"{pct(t['level'], t['stacked'])} {pct(t['all_right'], t['objects'])} {pct(t['unsure'], t['objects'])} "
-              f"{pct(t['exact_score'], t['tables'])}")
+              f"{pct(t['exact_score'], t['tables'])}" + (f" of {t['tables']} tables wholly in view" if t["tables"] else ""))
     for game, t in tally.items():
         for example in t["examples"]:
             print(f"  {game}: {example}")
