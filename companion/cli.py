@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", default="test")
     p.add_argument("--model", type=Path, default=models.DETECTOR_WEIGHTS)
     p.add_argument("--colour-model", type=Path, default=models.COLOUR_WEIGHTS)
-    p.add_argument("--imgsz", type=int, default=480)
+    p.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
     p.add_argument("--limit", type=int, help="at most this many images")
     p.add_argument("--look", choices=("board", "whole"), default="board",
                    help="board: detect within the board's region as the companion does (default); "

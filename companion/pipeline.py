@@ -40,7 +40,7 @@ import numpy as np
 from companion.annotate import annotate_frame
 from companion.games import GameError, IllegalActionError
 from companion.journal import JournalFullError
-from companion.models import COLOUR_WEIGHTS, detector_for_inference
+from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, detector_for_inference
 from companion.pieces import Colour
 from companion.records import read_record
 from companion.session import GameSession, SessionError, SessionHub, SourceError
@@ -104,7 +104,7 @@ class PipelineConfig:
     model: Path = field(default_factory=detector_for_inference)
     colour_model: Path | None = COLOUR_WEIGHTS
     calibration: Path | None = None
-    imgsz: int = 480
+    imgsz: int = DETECTOR_IMGSZ
     threads: int = 2
     seat_colours: tuple[str, ...] = DEFAULT_SEAT_COLOURS
     a1_hint: str = "bottom-left"

@@ -19,7 +19,7 @@ from companion.vision.yolo_env import import_ultralytics
 class TrainConfig:
     data: Path
     model: str = "yolo11n-pose.yaml"  # an architecture (from scratch) or a .pt to continue from
-    imgsz: int = 480
+    imgsz: int = 416
     epochs: int = 30
     hours: float | None = None  # a time budget: ultralytics then fits the epochs (and LR schedule) to it
     batch: int = 16

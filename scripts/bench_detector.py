@@ -19,6 +19,7 @@ from pathlib import Path
 
 import cv2
 
+from companion import models
 from companion.vision.detect import Detector, DetectorConfig
 
 
@@ -53,7 +54,7 @@ def main() -> None:
     parser.add_argument("--exported", type=Path, default=Path("models/pieces_openvino_model"))
     parser.add_argument("--images", type=Path)
     parser.add_argument("--frames", type=int, default=60)
-    parser.add_argument("--imgsz", type=int, default=480)
+    parser.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     frames = frames_from(args.images, args.frames)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Trains the piece detector from scratch on a synthetic dataset (scripts/synth dataset ...).
 
-    python scripts/train_detector.py --data DATASET/data.yaml [--imgsz 480] [--epochs 30] [--name pieces]
+    python scripts/train_detector.py --data DATASET/data.yaml [--imgsz 416] [--epochs 30] [--name pieces]
     python scripts/train_detector.py --data DATASET/data.yaml --name pieces --resume   # continue a stopped run
     python scripts/train_detector.py --data DATASET/data.yaml --model models/pieces.pt # continue from shipped weights
 
@@ -23,7 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--model", default="yolo11n-pose.yaml")
-    parser.add_argument("--imgsz", type=int, default=480)
+    parser.add_argument("--imgsz", type=int, default=416)
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--hours", type=float, help="train for this long instead of a fixed number of epochs")
     parser.add_argument("--batch", type=int, default=16)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.models import DETECTOR_IMGSZ
 from companion.pieces import Colour, Pose, Size
 from companion.vision.classes import PYRAMID, TOKENS
 from companion.vision.colour import ColourClassifier, crop_for_colour
@@ -30,7 +31,7 @@ class ModelError(RuntimeError):
 @dataclass(frozen=True)
 class DetectorConfig:
     weights: Path
-    imgsz: int = 480
+    imgsz: int = DETECTOR_IMGSZ  # the size the shipped model was trained (and exported) at
     confidence: float = 0.25
     iou: float = 0.6
     max_detections: int = 200
