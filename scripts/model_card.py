@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--closeup-dataset", type=Path, help="close-up renders (--games close-up), reported apart")
     parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v2"))
     parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-crops"))
-    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v2"))
+    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v2b"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--out", type=Path, default=models.MODELS_DIR / "MODEL_CARD.md")
     parser.add_argument("--json", type=Path, default=models.MODELS_DIR / "metrics.json")
@@ -132,8 +132,11 @@ Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops}` and the
   `python scripts/train_detector.py --data {args.crops_dataset}/data.yaml --model WEIGHTS --imgsz {models.DETECTOR_IMGSZ} --hours 1.7 --name {args.run.name}`
   on 2 CPU cores shared with other jobs: {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; then
-  `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 2 --name {args.colour_run.name}`:
-  {ctrain.get('epochs', '?')} epochs in {ctrain.get('seconds', '?')} s.
+  `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 2 --name colours-v2` and
+  `python scripts/train_colour.py {args.crops} --model runs/colour/colours-v2/weights/last.pt --epochs 8 --name {args.colour_run.name}`
+  (the best epoch by validation accuracy is kept): {ctrain.get('epochs', '?')} epochs in {ctrain.get('seconds', '?')} s
+  with the cores to itself. (Run beside the detector's training, one epoch took 12 minutes instead of 40 s: two
+  torch trainings on two cores thrash; run them one after the other.)
 
 ## Results on the held-out synthetic test split ({a['images']} images)
 Produced by `companion eval {args.dataset} --split test` (the same code this script calls: within the true
