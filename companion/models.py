@@ -14,7 +14,7 @@ MODELS_DIR = Path(os.environ.get("COMPANION_MODELS") or Path(__file__).resolve()
 DETECTOR_WEIGHTS = MODELS_DIR / "pieces.pt"
 DETECTOR_EXPORTED = MODELS_DIR / "pieces_openvino_model"
 COLOUR_WEIGHTS = MODELS_DIR / "colours.pt"
-DETECTOR_IMGSZ = 480
+DETECTOR_IMGSZ = 416
 
 
 def detector_for_inference() -> Path:
