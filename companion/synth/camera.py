@@ -84,13 +84,9 @@ def look_at(eye: np.ndarray, target: np.ndarray, roll_deg: float = 0.0) -> tuple
 
 def webcam(rng: np.random.Generator, target: np.ndarray, width: int = 640, height: int = 480,
            distance_mm: tuple[float, float] = (300, 1000), max_tilt_deg: float = 45.0,
-           min_tilt_deg: float = 0.0, fit_span_mm: float | None = None) -> Camera:
+           min_tilt_deg: float = 0.0) -> Camera:
     """A random webcam: 55-80 degrees of horizontal view, `distance_mm` from `target`, tilted
-    `min_tilt_deg` to `max_tilt_deg` from straight down, at any azimuth, with a little roll.
-
-    `fit_span_mm`: instead of `distance_mm`, stand far enough back (up to 1.6 times more) that
-    something this wide around the target fits in the picture, as a camera set up to watch a
-    whole board is."""
+    `min_tilt_deg` to `max_tilt_deg` from straight down, at any azimuth, with a little roll."""
     hfov = math.radians(rng.uniform(55, 80))
     fx = (width / 2) / math.tan(hfov / 2)
     fy = fx * rng.uniform(0.99, 1.01)
@@ -98,12 +94,6 @@ def webcam(rng: np.random.Generator, target: np.ndarray, width: int = 640, heigh
     cy = height / 2 + rng.normal(0, height * 0.01)
     # Webcams on a stand sit nearer more often than not: favour the near end of the range.
     distance = distance_mm[0] + (distance_mm[1] - distance_mm[0]) * rng.random() ** 1.6
-    if fit_span_mm is not None:
-        narrow = min(hfov, 2 * math.atan(math.tan(hfov / 2) * height / width))
-        # 1.15: the target is not quite the board's centre, and a tilted view foreshortens less
-        # on the near side than it gains on the far side.
-        need = 1.15 * (fit_span_mm / 2) / math.tan(narrow / 2)
-        distance = need * rng.uniform(1.0, 1.6)
     tilt = math.radians(rng.uniform(min_tilt_deg, max_tilt_deg))
     azimuth = rng.uniform(0, 2 * math.pi)
     offset = np.array([math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth), math.cos(tilt)])

@@ -201,17 +201,8 @@ def _distractors(b: _Builder, centre: tuple[float, float], spread: tuple[float, 
                               scale=(s, s, s)))
 
 
-# Share of board scenes framed as a referee's camera is set up: the whole board in view. The rest
-# keep the free framing (near, boards cut by the frame's edge), which the detector learns from too.
-FRAMED_SHARE = 0.75
-
-
 def _finish(game: str, seed: int, rng, b: _Builder, board, target, state, width, height) -> Scene:
-    fit = None
-    if board is not None and rng.random() < FRAMED_SHARE:
-        outline = np.asarray(board.outline(), float)
-        fit = float(np.ptp(outline, axis=0).max() * math.sqrt(2))  # its diagonal, at any turn
-    camera = webcam(rng, np.asarray(target, float), width, height, fit_span_mm=fit)
+    camera = webcam(rng, np.asarray(target, float), width, height)
     look = sample_look(rng)
     return Scene(game, seed, board, b.objects, camera, look, state)
 
