@@ -341,6 +341,38 @@ def _tower(rng, stash: dict[tuple[Colour, Size], int], colours: list[Colour], he
     return pieces
 
 
+def _table_pieces(b: _Builder, stash: dict, colours: list[Colour], region: tuple[float, float], tower_count: int,
+                  heights: dict[int, float], max_loose: int) -> tuple[list[dict], list[str]]:
+    """Towers obeying the capping rule (heights drawn with the given chances) and up to `max_loose`
+    pieces lying where they were set down, in `region` around the origin of a bare table; the stash
+    is drawn from. Returns the state's "towers" and "lying" entries."""
+    rng = b.rng
+    towers = []
+    for _ in range(tower_count):
+        pieces = _tower(rng, stash, colours, int(rng.choice(list(heights), p=tuple(heights.values()))))
+        if not pieces:
+            break
+        spot = b.spot((0, 0), region, geo.half_base(pieces[0][1]) * 1.5 + 3)
+        if spot is None:
+            for key in pieces:
+                stash[key] += 1
+            continue
+        b.stack(*spot, 0.0, pieces, zone="table")
+        towers.append({"pieces": [f"{c.value}-{s.letter}" for c, s in pieces], "at_mm": [round(v, 1) for v in spot]})
+    loose = []
+    for _ in range(int(rng.integers(0, max_loose + 1))):  # pieces set down in the open, not yet stood up
+        options = [k for k, n in stash.items() if n > 0]
+        if not options:
+            break
+        colour, size = options[int(rng.integers(len(options)))]
+        spot = b.spot((0, 0), region, HEIGHT_MM[size] * 0.6)
+        if spot:
+            stash[(colour, size)] -= 1
+            b.lying(colour, size, *spot, 0.0, float(rng.uniform(0, 360)), zone="table")
+            loose.append(f"{colour.value}-{size.letter}")
+    return towers, loose
+
+
 def icetowers(seed: int, rng: np.random.Generator, width: int, height: int) -> Scene:
     """A bare table with free pieces and towers of 1-5 pieces that obey the capping rule."""
     b = _Builder(rng, 0.0)
@@ -352,31 +384,8 @@ def icetowers(seed: int, rng: np.random.Generator, width: int, height: int) -> S
             colours.append(gus)
     stash = {(c, s): PIECES_PER_SIZE_IN_STASH for c in colours for s in Size}
     region = (rng.uniform(140, 260), rng.uniform(100, 200))
-    towers = []
-    for _ in range(int(rng.integers(3, 13))):
-        tower_height = int(rng.choice([1, 2, 3, 4, 5], p=(0.35, 0.25, 0.2, 0.12, 0.08)))
-        pieces = _tower(rng, stash, colours, tower_height)
-        if not pieces:
-            break
-        spot = b.spot((0, 0), region, geo.half_base(pieces[0][1]) * 1.5 + 3)
-        if spot is None:
-            for key in pieces:
-                stash[key] += 1
-            continue
-        b.stack(*spot, 0.0, pieces, zone="table")
-        towers.append({"pieces": [f"{c.value}-{s.letter}" for c, s in pieces], "at_mm": [round(v, 1) for v in spot]})
-    loose = []
-    for _ in range(int(rng.integers(0, 3))):  # pieces set down in the open, not yet stood up
-        options = [k for k, n in stash.items() if n > 0]
-        if not options:
-            break
-        colour, size = options[int(rng.integers(len(options)))]
-        spot = b.spot((0, 0), region, HEIGHT_MM[size] * 0.6)
-        if spot:
-            stash[(colour, size)] -= 1
-            heading = float(rng.uniform(0, 360))
-            b.lying(colour, size, *spot, 0.0, heading, zone="table")
-            loose.append(f"{colour.value}-{size.letter}")
+    towers, loose = _table_pieces(b, stash, colours, region, int(rng.integers(3, 13)),
+                                  {1: 0.35, 2: 0.25, 3: 0.2, 4: 0.12, 5: 0.08}, max_loose=2)
     _distractors(b, (0, 0), (region[0] * 1.3, region[1] * 1.3), None, 400)
     target = np.array([rng.normal(0, region[0] * 0.2), rng.normal(0, region[1] * 0.2), 0.0])
     state = {"colours": [c.value for c in colours], "towers": towers, "lying": loose}
@@ -513,29 +522,8 @@ def close_up(seed: int, rng: np.random.Generator, width: int, height: int) -> Sc
     colours = [Colour(c) for c in rng.choice([c.value for c in ALL_COLOURS], int(rng.integers(2, 6)), replace=False)]
     stash = {(c, s): PIECES_PER_SIZE_IN_STASH for c in colours for s in Size}
     region = (rng.uniform(60, 150), rng.uniform(40, 110))
-    towers = []
-    for _ in range(int(rng.integers(2, 9))):
-        pieces = _tower(rng, stash, colours, int(rng.choice([1, 2, 3], p=(0.5, 0.3, 0.2))))
-        if not pieces:
-            break
-        spot = b.spot((0, 0), region, geo.half_base(pieces[0][1]) * 1.5 + 3)
-        if spot is None:
-            for key in pieces:
-                stash[key] += 1
-            continue
-        b.stack(*spot, 0.0, pieces, zone="table")
-        towers.append({"pieces": [f"{c.value}-{s.letter}" for c, s in pieces], "at_mm": [round(v, 1) for v in spot]})
-    loose = []
-    for _ in range(int(rng.integers(0, 5))):
-        options = [k for k, n in stash.items() if n > 0]
-        if not options:
-            break
-        colour, size = options[int(rng.integers(len(options)))]
-        spot = b.spot((0, 0), region, HEIGHT_MM[size] * 0.6)
-        if spot:
-            stash[(colour, size)] -= 1
-            b.lying(colour, size, *spot, 0.0, float(rng.uniform(0, 360)), zone="table")
-            loose.append(f"{colour.value}-{size.letter}")
+    towers, loose = _table_pieces(b, stash, colours, region, int(rng.integers(2, 9)), {1: 0.5, 2: 0.3, 3: 0.2},
+                                  max_loose=4)
     for _ in range(int(rng.integers(0, 6))):
         spot = b.spot((0, 0), (region[0] * 1.2, region[1] * 1.2), 8)
         if spot:

@@ -13,13 +13,7 @@ from companion.synth.labels import sidecar, yolo_lines
 from companion.synth.scenes import GAMES, sample_scene
 from companion.vision.classes import get_scheme
 from companion.vision.region import Region
-
-
-def _project(camera: dict, points) -> np.ndarray:
-    k = np.array([[camera["fx"], 0, camera["cx"]], [0, camera["fy"], camera["cy"]], [0, 0, 1]])
-    rvec, _ = cv2.Rodrigues(np.array(camera["R"]))
-    px, _ = cv2.projectPoints(np.asarray(points, float), rvec, np.array(camera["t"], float), k, None)
-    return px.reshape(-1, 2)
+from tests.synth.test_synth import _independent_projection as _project
 
 
 @pytest.mark.parametrize("game", GAMES)
