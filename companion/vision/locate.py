@@ -448,6 +448,14 @@ def hex_centre_cues(gray: np.ndarray, config: LocateConfig) -> tuple[np.ndarray,
     return best
 
 
+def _hex_like_box(w: int, h: int, area: int, min_side: int, config: LocateConfig) -> bool:
+    """Whether a blob's bounding box (w x h, `area` pixels filled) could hold one hex cell."""
+    if w < min_side or h < min_side or max(w, h) > 3 * min(w, h):
+        return False
+    # A hexagon fills about 0.75 of its bounding box; blobs torn by pieces fill much less.
+    return config.hex_min_solidity * 0.75 <= area / float(w * h) <= 0.95
+
+
 def _hex_shaped_regions(cells: np.ndarray, image_area: int, config: LocateConfig) -> np.ndarray:
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(cells, connectivity=4)
     area = stats[:, cv2.CC_STAT_AREA]
@@ -456,11 +464,7 @@ def _hex_shaped_regions(cells: np.ndarray, image_area: int, config: LocateConfig
         if not 40 <= area[i] <= image_area * 0.02:
             continue
         x, y, w, h = stats[i, :4]
-        if w < 6 or h < 6 or max(w, h) > 3 * min(w, h):
-            continue
-        fill = area[i] / float(w * h)
-        # A hexagon fills about 0.75 of its bounding box; blobs torn by pieces fill much less.
-        if fill < config.hex_min_solidity * 0.75 or fill > 0.95:
+        if not _hex_like_box(w, h, area[i], 6, config):
             continue
         crop = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
         outline = max(cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0], key=cv2.contourArea)
@@ -494,11 +498,7 @@ def light_cell_cues(gray: np.ndarray, config: LocateConfig) -> np.ndarray:
     pts, strength = [], []
     for i in keep:
         x, y, w, h = stats[i, :4]
-        if w < 5 or h < 5 or max(w, h) > 3 * min(w, h):
-            continue
-        fill = area[i] / float(w * h)
-        # A hexagon fills about 0.75 of its bounding box; blobs torn by pieces fill much less.
-        if fill < config.hex_min_solidity * 0.75 or fill > 0.95:
+        if not _hex_like_box(w, h, area[i], 5, config):
             continue
         # A cell is ringed by dark lines: compare the blob with a thin band around it.
         x0, y0 = max(0, x - 4), max(0, y - 4)
