@@ -1,12 +1,15 @@
 """Board localisation on the scene generator's renders (companion.synth), against their sidecars.
 
     python scripts/bench_locate_synth.py [--frames 50] [--games icebomb-arena,zamboni-wars,ice-arena,space-arena]
+                                         [--framing free|referee]
 
 Each render comes with the exact board-plane-to-image homography in its JSON sidecar. For each
 frame this reports whether the board was found with every cell assigned correctly, and the mean
 corner error of the playing area as a fraction of its side, and how many frames show the whole
 playing area at all (many renders crop it, which the localiser rightly reports as cut-by-frame).
 The renders are 1280x720; the a1 corner is given as a person would point at it at set-up.
+`--framing referee` renders the same tables with the camera stood back to show the whole board,
+as one set up to referee a game is.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=50)
     parser.add_argument("--games", default="icebomb-arena,zamboni-wars,ice-arena,space-arena")
     parser.add_argument("--first-seed", type=int, default=5000)
+    parser.add_argument("--framing", choices=("free", "referee"), default="free")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     try:
@@ -71,7 +75,7 @@ def main() -> int:
         found, errors, times, reasons = 0, [], [], {}
         in_view, found_in_view = 0, 0
         for seed in range(args.first_seed, args.first_seed + args.frames):
-            jpeg, truth = render_item(renderer, game, seed, 1280, 720)
+            jpeg, truth = render_item(renderer, game, seed, 1280, 720, args.framing)
             if truth.get("board") is None:
                 reasons["no board in scene"] = reasons.get("no board in scene", 0) + 1
                 continue

@@ -84,9 +84,13 @@ def look_at(eye: np.ndarray, target: np.ndarray, roll_deg: float = 0.0) -> tuple
 
 def webcam(rng: np.random.Generator, target: np.ndarray, width: int = 640, height: int = 480,
            distance_mm: tuple[float, float] = (300, 1000), max_tilt_deg: float = 45.0,
-           min_tilt_deg: float = 0.0) -> Camera:
+           min_tilt_deg: float = 0.0, fit_span_mm: float | None = None) -> Camera:
     """A random webcam: 55-80 degrees of horizontal view, `distance_mm` from `target`, tilted
-    `min_tilt_deg` to `max_tilt_deg` from straight down, at any azimuth, with a little roll."""
+    `min_tilt_deg` to `max_tilt_deg` from straight down, at any azimuth, with a little roll.
+
+    `fit_span_mm`: instead of `distance_mm`, stand back so that something this wide around the
+    target fills 70-95 % of the picture's height (or width, when narrower), as a camera set up to
+    watch a whole board is."""
     hfov = math.radians(rng.uniform(55, 80))
     fx = (width / 2) / math.tan(hfov / 2)
     fy = fx * rng.uniform(0.99, 1.01)
@@ -94,6 +98,9 @@ def webcam(rng: np.random.Generator, target: np.ndarray, width: int = 640, heigh
     cy = height / 2 + rng.normal(0, height * 0.01)
     # Webcams on a stand sit nearer more often than not: favour the near end of the range.
     distance = distance_mm[0] + (distance_mm[1] - distance_mm[0]) * rng.random() ** 1.6
+    if fit_span_mm is not None:
+        narrow = min(hfov, 2 * math.atan(math.tan(hfov / 2) * height / width))
+        distance = (fit_span_mm / 2) / math.tan(narrow / 2) / rng.uniform(0.7, 0.95)
     tilt = math.radians(rng.uniform(min_tilt_deg, max_tilt_deg))
     azimuth = rng.uniform(0, 2 * math.pi)
     offset = np.array([math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth), math.cos(tilt)])

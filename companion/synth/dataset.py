@@ -53,11 +53,11 @@ def plan_item(dataset_seed: int, index: int, games: tuple[str, ...] = GAMES) -> 
     return Item(index, games[index % len(games)], scene_seed, split)
 
 
-def render_item(renderer, game: str, seed: int, width: int = 640, height: int = 480):
-    """(jpeg bytes, sidecar dict) of one scene."""
+def render_item(renderer, game: str, seed: int, width: int = 640, height: int = 480, framing: str = "free"):
+    """(jpeg bytes, sidecar dict) of one scene (`framing`: see sample_scene)."""
     from companion.synth.render import encode_jpeg
 
-    scene = sample_scene(game, seed, width, height)
+    scene = sample_scene(game, seed, width, height, framing)
     rendered = renderer.render(scene)
     truth = sidecar(scene, rendered.ids)
     return encode_jpeg(rendered.image, scene.look.jpeg_quality), truth

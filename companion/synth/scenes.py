@@ -7,6 +7,7 @@ one `numpy.random.Generator` seeded by the caller: the same seed gives the same 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
@@ -550,13 +551,33 @@ EXTRA_SCENES: dict[str, Callable[[int, np.random.Generator, int, int], Scene]] =
 SCENE_KINDS = GAMES + tuple(EXTRA_SCENES)
 
 
-def sample_scene(game: str, seed: int, width: int = 640, height: int = 480) -> Scene:
+FRAMINGS = ("free", "referee")
+
+
+def sample_scene(game: str, seed: int, width: int = 640, height: int = 480, framing: str = "free") -> Scene:
     """The scene for `game` drawn from `seed`.
 
+    `framing`: "free" places the camera anywhere from near to far, often cutting the board (what
+    a detector must learn from); "referee" keeps the same table but stands the camera back so the
+    whole board is in view, as one set up to referee a game is. Scenes without a board keep their
+    camera.
+
     Raises:
-        ValueError: for an unknown game name.
+        ValueError: for an unknown game name or framing.
     """
     if game not in SCENE_KINDS:
         raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(SCENE_KINDS)})")
+    if framing not in FRAMINGS:
+        raise ValueError(f"unknown framing {framing!r} (expected one of: {', '.join(FRAMINGS)})")
     rng = np.random.default_rng([seed, SCENE_KINDS.index(game)])
-    return {**SAMPLERS, **EXTRA_SCENES}[game](seed, rng, width, height)
+    scene = {**SAMPLERS, **EXTRA_SCENES}[game](seed, rng, width, height)
+    if framing == "referee" and scene.board is not None:
+        # A stream of its own, so the table is exactly the free framing's.
+        camera_rng = np.random.default_rng([seed, SCENE_KINDS.index(game), 1])
+        outline = np.asarray(scene.board.outline(), float)
+        cx, cy = outline.mean(axis=0)
+        span = 2 * float(np.hypot(outline[:, 0] - cx, outline[:, 1] - cy).max())  # in view at any turn
+        target = np.array([cx + camera_rng.normal(0, span * 0.03), cy + camera_rng.normal(0, span * 0.03),
+                           scene.board.thickness_mm])
+        scene = dataclasses.replace(scene, camera=webcam(camera_rng, target, width, height, fit_span_mm=span))
+    return scene

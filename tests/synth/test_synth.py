@@ -358,3 +358,29 @@ def test_close_up_views_are_near_and_low_with_every_piece_on_the_table(seed):
     assert 100 < distance < 700 and 28 < tilt < 82
     truth = json.loads(json.dumps(sidecar(scene)))
     assert truth["board"] is None and len(yolo_lines(truth)) > 0
+
+
+# --- referee framing ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", [g for g in GAMES if g != "icetowers"])
+def test_referee_framing_keeps_the_table_and_shows_the_whole_board(game):
+    in_view, filled = 0, []
+    for seed in range(20):
+        free, framed = sample_scene(game, seed, 1280, 720), sample_scene(game, seed, 1280, 720, "referee")
+        assert framed.board == free.board and len(framed.objects) == len(free.objects)
+        assert all(np.array_equal(a.pose, b.pose) for a, b in zip(framed.objects, free.objects))
+        outline = np.array([(x, y, framed.board.thickness_mm) for x, y in framed.board.outline()])
+        px = _independent_projection(json.loads(json.dumps(sidecar(framed)))["camera"], outline)
+        in_view += bool(px.min() >= 0 and px[:, 0].max() < 1280 and px[:, 1].max() < 720)
+        filled.append(float(np.ptp(px, axis=0).max()) / 720)
+    # A stand-mounted camera: the whole board nearly always, and not a speck in the middle.
+    assert in_view >= 18 and np.median(filled) > 0.6
+
+
+def test_icetowers_has_no_board_so_referee_framing_changes_nothing():
+    assert sidecar(sample_scene("icetowers", 4, framing="referee")) == sidecar(sample_scene("icetowers", 4))
+
+
+def test_an_unknown_framing_is_named_in_the_error():
+    with pytest.raises(ValueError, match="'aerial'"):
+        sample_scene("ice-arena", 1, framing="aerial")
