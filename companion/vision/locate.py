@@ -93,6 +93,9 @@ class LocateConfig:
     """Hex boards are searched at this width: their rules may be hairlines."""
     hex_line_sigma: float = 1.0
     """Scale (pixels) of the ridge filter that finds the hex lines."""
+    hex_line_scales: tuple[float, ...] = (1.0, 0.5)
+    """Then, when the lines at full resolution explain too few cells, at half: a soft or grainy
+    picture breaks faint lines up at full resolution, and they join again at half."""
     hex_line_fraction: float = 0.12
     """A pixel is on a line when its ridge strength exceeds this fraction of the frame's strongest lines."""
     hex_min_line_strength: float = 2.0
@@ -344,7 +347,10 @@ def board_outline(location: BoardLocation) -> np.ndarray | None:
 
 def _apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = pts.reshape(-1, 2) @ h[:, :2].T + h[:, 2]
-    return p[:, :2] / p[:, 2:3]
+    # A wild trial homography (seeded on clutter) may send points to infinity: they come back
+    # inf or nan and match no cue, which is the right outcome, so numpy need not warn.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return p[:, :2] / p[:, 2:3]
 
 
 def _rows(m: np.ndarray) -> tuple[tuple[float, float, float], ...]:
@@ -420,19 +426,20 @@ def line_responses(gray: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarr
     return np.maximum(half + root, 0), np.maximum(root - half, 0)
 
 
-def hex_centre_cues(gray: np.ndarray, config: LocateConfig) -> tuple[np.ndarray, np.ndarray, int]:
-    """Centres of hexagonal cells outlined by lines of either polarity.
+def hex_centre_cues(gray: np.ndarray, config: LocateConfig) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """Centres of hexagonal cells outlined by lines, once for each line polarity.
 
     The cells are what is left between the lines: each connected region that is about the right
-    shape (convex, six-cornered, not elongated) gives its centroid. Both line polarities are
-    tried (dark lines on light cells, light lines on dark ones); the one giving more cells wins.
+    shape (convex, six-cornered, not elongated) gives its centroid. Both polarities are tried (dark
+    lines on light cells, light lines on dark ones). The one with more cells is not always the
+    board's: a grainy table breaks up into many small cell-like blobs. So both come back, most
+    cells first, and the caller keeps the one whose lattice explains the board best.
 
     Returns:
-        (cell centres N x 2, the winning polarity's line strength image, polarity: 0 dark, 1 light).
+        [(cell centres N x 2, that polarity's line strength image, polarity: 0 dark, 1 light), ...]
     """
-    responses = line_responses(gray, config.hex_line_sigma)
-    best: tuple[np.ndarray, np.ndarray, int] | None = None
-    for polarity, resp in enumerate(responses):
+    found = []
+    for polarity, resp in enumerate(line_responses(gray, config.hex_line_sigma)):
         peak = float(np.percentile(resp[::3, ::3], 99.7))  # a sample is enough, and much cheaper
         if peak <= 0:
             continue
@@ -440,12 +447,8 @@ def hex_centre_cues(gray: np.ndarray, config: LocateConfig) -> tuple[np.ndarray,
         lines = cv2.dilate(lines, np.ones((2, 2), np.uint8))
         cells = (1 - lines).astype(np.uint8)
         cells = cv2.morphologyEx(cells, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        pts = _hex_shaped_regions(cells, gray.size, config)
-        if best is None or len(pts) > len(best[0]):
-            best = (pts, resp, polarity)
-    if best is None:
-        return np.zeros((0, 2)), np.zeros_like(gray, np.float32), 0
-    return best
+        found.append((_hex_shaped_regions(cells, gray.size, config), resp, polarity))
+    return sorted(found, key=lambda cues: -len(cues[0]))
 
 
 def _hex_like_box(w: int, h: int, area: int, min_side: int, config: LocateConfig) -> bool:
@@ -981,14 +984,21 @@ def _outside(corners: np.ndarray, shape: tuple[int, ...], margin: float) -> bool
 
 
 def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
-    """The hex board from its lines (either polarity); when that finds little, also from light
-    cells ringed by darker lines (boards drawn with wide dark gaps between the cells)."""
-    try:
-        found = _locate_hex_by_lines(gray, scale, spec, config)
-    except BoardNotFound as exc:
-        found, error = None, exc
-    if found is not None and found.confidence >= config.hex_fallback_below:
-        return found
+    """The hex board from its lines (either polarity, at full and then half resolution); when
+    that finds little, also from light cells ringed by darker lines (boards drawn with wide dark
+    gaps between the cells)."""
+    found, error = None, None
+    for factor in config.hex_line_scales:
+        small = gray if factor == 1 else cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        try:
+            other = _locate_hex_by_lines(small, scale * factor, spec, config)
+        except BoardNotFound as exc:
+            error = error or exc
+            continue
+        if found is None or other.confidence > found.confidence:
+            found = other
+        if found.confidence >= config.hex_fallback_below:
+            return found
     # Light cells are wide regions: a coarser copy finds them as well, in less time.
     coarse = min(1.0, config.hex_light_cell_width / gray.shape[1])
     small = cv2.resize(gray, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA) if coarse < 1 else gray
@@ -1080,7 +1090,24 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
 
 
 def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
-    pts, line_strength, _ = hex_centre_cues(gray, config)
+    best, error = None, None
+    for pts, line_strength, _ in hex_centre_cues(gray, config):
+        try:
+            found = _hex_board_from_line_cues(gray, scale, spec, config, pts, line_strength)
+        except BoardNotFound as exc:
+            error = error or exc
+            continue
+        if best is None or found.confidence > best.confidence:
+            best = found
+        if best.confidence >= config.hex_fallback_below:
+            break
+    if best is None:
+        raise error or BoardNotFound("no-board", "no hex grid lines found")
+    return best
+
+
+def _hex_board_from_line_cues(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
+                              pts: np.ndarray, line_strength: np.ndarray) -> _Found:
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
     # Pieces hide cells: a lattice that explains nearly every cue found is good enough to stop at.
