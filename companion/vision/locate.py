@@ -84,6 +84,10 @@ class LocateConfig:
     coaster_min_area_fraction: float = 0.004
     coaster_min_fill: float = 0.45
     """A coaster's colour must cover this share of the quadrilateral fitted to it."""
+    coaster_max_alternatives: int = 3
+    """Other outlines per coaster colour (cards, pieces of that colour) offered to the colour judge."""
+    coaster_table_fraction: float = 0.3
+    """A colour covering this share of the frame is the table's too, and does not judge a fit."""
     coaster_min_agreement: float = 0.35
     """Mean share of each coaster's area that must show its colour under the fitted board."""
     coaster_switch_margin: float = 0.05
@@ -1207,49 +1211,59 @@ def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> 
 
 
 def _coaster_quads(masks: list[list[np.ndarray]], config: LocateConfig,
-                   chosen: dict[int, np.ndarray] | None = None) -> dict[int, np.ndarray]:
-    """Image corners of each coaster found, keyed by its position index (0-3); `chosen` receives
-    the mask each coaster was outlined from."""
-    chosen = {} if chosen is None else chosen
+                   others: dict[int, list[np.ndarray]] | None = None) -> dict[int, np.ndarray]:
+    """Image corners of each coaster found, keyed by its position index (0-3); `others` receives
+    the other outlines its colour offers (a card or a piece of the same colour beside the board,
+    or the coaster itself when a saturated piece of its colour was taken for it), for the
+    caller to weigh."""
+    others = {} if others is None else others
     min_area = config.coaster_min_area_fraction * masks[0][0].size
     quads = {}
     for pos, variants in enumerate(masks):
-        best = None
-        for mask in variants:
-            quad = _coaster_quad(mask, min_area)
-            if quad is None:
-                continue
-            # A coaster fills its outline; a table of the same hue, or only the lines, does not.
-            area = abs(cv2.contourArea(quad.astype(np.float32)))
-            if area < min_area:
-                continue
-            poly = np.zeros_like(mask)
-            cv2.fillConvexPoly(poly, np.round(quad).astype(np.int32), 255)
-            fill = float(cv2.countNonZero(cv2.bitwise_and(mask, poly))) / max(1.0, float(cv2.countNonZero(poly)))
-            # The saturated split (offered second) wins whenever it fills its outline: the whole
-            # band then holds skin or wood as well. When it does not, it kept only the coaster's
-            # printed lines (or pieces), and the whole band is the coaster.
-            if fill >= config.coaster_min_fill:
-                best = (fill, quad, mask)
-        if best is not None:
-            quads[pos] = best[1]
-            chosen[pos] = best[2]
+        passing = []
+        for order, mask in enumerate(variants):
+            for rank, quad in enumerate(_coaster_candidates(mask, min_area)):
+                # A coaster fills its outline; a table of the same hue, or only the lines, does not.
+                if abs(cv2.contourArea(quad.astype(np.float32))) < min_area:
+                    continue
+                poly = np.zeros_like(mask)
+                cv2.fillConvexPoly(poly, np.round(quad).astype(np.int32), 255)
+                fill = float(cv2.countNonZero(cv2.bitwise_and(mask, poly))) / max(1.0, float(cv2.countNonZero(poly)))
+                if fill >= config.coaster_min_fill:
+                    passing.append((rank > 0, -order, quad))
+        if not passing:
+            continue
+        # All regions together first. Then the saturated split (offered second) whenever it fills
+        # its outline: the whole band then holds skin or wood as well. When it does not, it kept
+        # only the coaster's printed lines (or pieces), and the whole band is the coaster.
+        passing.sort(key=lambda c: c[:2])
+        quads[pos] = passing[0][2]
+        others[pos] = [c[2] for c in passing[1:1 + config.coaster_max_alternatives]]
     return quads
 
 
-def _coaster_quad(mask: np.ndarray, min_area: float) -> np.ndarray | None:
+def _coaster_candidates(mask: np.ndarray, min_area: float) -> list[np.ndarray]:
+    """Outlines a coaster of this colour could have: first all large regions together (an arm
+    across a coaster splits it in two), then each large region alone (a card or a piece of the
+    same colour beside the board). A region reaching two edges of the picture is the table (or a
+    coaster cut off at a corner of the picture, which no whole board has)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n < 2:
-        return None
-    areas = stats[1:, cv2.CC_STAT_AREA]
-    if areas.max() < min_area:
-        return None
-    # An arm across a coaster splits it in two; pieces of its colour elsewhere are small.
-    parts = [1 + k for k in np.nonzero(areas >= 0.2 * areas.max())[0]]
-    contour = np.vstack([max(cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                              cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea).reshape(-1, 2)
-                         for k in parts]).astype(np.float64)
-    return _quad_from_contour(contour)
+    gh, gw = mask.shape
+    x, y, w, h, areas = (stats[1:, k] for k in range(5))
+    edges = (x <= 0).astype(int) + (y <= 0) + (x + w >= gw) + (y + h >= gh)
+    large = np.nonzero(edges < 2)[0]
+    if not len(large) or areas[large].max() < min_area:
+        return []
+    parts = [1 + k for k in large if areas[k] >= 0.2 * areas[large].max()]
+
+    def outline(k: int) -> np.ndarray:
+        found = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0]
+        return max(found, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
+
+    contours = {k: outline(k) for k in parts}
+    groups = [parts] + ([[k] for k in sorted(parts, key=lambda k: -areas[k - 1])] if len(parts) > 1 else [])
+    quads = [_quad_from_contour(np.vstack([contours[k] for k in group])) for group in groups]
+    return [q for q in quads if q is not None]
 
 
 def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
@@ -1319,37 +1333,23 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     if image.ndim != 3:
         raise BoardNotFound("wrong-board-kind", "the coasters are found by colour; the frame has none")
     masks = _coaster_masks(image, spec, config)
-    chosen: dict[int, np.ndarray] = {}
-    quads = _coaster_quads(masks, config, chosen)
-    judge = [chosen.get(pos, variants[0]) for pos, variants in enumerate(masks)]
+    others: dict[int, list[np.ndarray]] = {}
+    quads = _coaster_quads(masks, config, others)
+    # A table (or cloth) of a coaster's colour fills that colour's mask inside and outside any
+    # board alike: it tells nothing, so the other colours judge alone.
+    telling = [[m for m in variants if cv2.countNonZero(m) < config.coaster_table_fraction * m.size]
+               for variants in masks]
+    judge = telling if sum(bool(v) for v in telling) >= 2 else masks
     if len(quads) < 2:
         raise BoardNotFound("no-board", f"found {len(quads)} of the four coasters "
                                         f"({', '.join(spec.coaster_colours)}); need at least two")
-    centre = np.mean([q.mean(0) for q in quads.values()], axis=0)
-    pairs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    for pos, quad in quads.items():
-        # Order the image corners clockwise on screen (= counter-clockwise on the board seen from above),
-        # starting at the corner nearest the board's centre: the coasters' inner corner.
-        area = 0.5 * np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
-        if area > 0:
-            quad = quad[::-1]
-        start = int(np.argmin(((quad - centre) ** 2).sum(1)))
-        quad = np.roll(quad, -start, axis=0)
-        # The inner corner of position p on the board, then counter-clockwise.
-        inner = {0: 2, 1: 3, 2: 1, 3: 0}[pos]
-        order = [(inner + k) % 4 for k in range(4)]
-        pairs[pos] = (_coaster_corners(spec, pos)[order], quad)
-    src_all = np.vstack([pairs[p][0] for p in sorted(pairs)])
-    dst_all = np.vstack([pairs[p][1] for p in sorted(pairs)])
-    cell_img = math.sqrt(abs(cv2.contourArea(dst_all[:4].astype(np.float32)))) / 3
-    h, mask = cv2.findHomography(src_all, dst_all, cv2.RANSAC, max(1.0, 0.12 * cell_img))
-    if h is not None and mask.sum() >= 4:
-        inl = mask.ravel().astype(bool)
-        h, _ = cv2.findHomography(src_all[inl], dst_all[inl], 0)
-    # Other hypotheses: each set of two or more whole coasters. The colours judge; the corner
-    # consensus is kept unless another set fits the colours clearly better (e.g. a hand has
-    # bent two coasters' outlines the same way).
-    hyps = [] if h is None else [h]
+    # The corner consensus of the coasters found first; then each set of two or more of them (a
+    # hand may have bent two outlines the same way); then the consensus with one coaster's
+    # outline swapped for another region of its colour (a card or a piece beside the board).
+    # The colours judge; the first is kept unless another fits them clearly better.
+    consensus = _coaster_consensus(quads, spec)
+    hyps = [] if consensus is None else [consensus]
+    pairs = _coaster_pairs(quads, spec)
     found = sorted(pairs)
     for k in range(len(found) - 1, 1, -1):
         for subset in itertools.combinations(found, k):
@@ -1357,11 +1357,16 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
                                        np.vstack([pairs[p][1] for p in subset]), 0)
             if hs is not None:
                 hyps.append(hs)
+    for pos, alternatives in others.items():
+        for quad in alternatives:
+            hs = _coaster_consensus({**quads, pos: quad}, spec)
+            if hs is not None:
+                hyps.append(hs)
     if not hyps:
         raise BoardNotFound("no-board", "the coasters do not form one board")
     scores = [_colour_agreement(hh, judge, spec) for hh in hyps]
     best = int(np.argmax(scores))
-    if h is not None and scores[best] < scores[0] + config.coaster_switch_margin:
+    if consensus is not None and scores[best] < scores[0] + config.coaster_switch_margin:
         best = 0
     h, agreement = hyps[best], scores[best]
     if agreement < config.coaster_min_agreement:
@@ -1375,14 +1380,49 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     return _Found(min(1.0, agreement), "coasters", supported, [hf])
 
 
+def _coaster_pairs(quads: dict[int, np.ndarray], spec: BoardSpec) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """(board corners, image corners) of each coaster outline, in matching order."""
+    centre = np.mean([q.mean(0) for q in quads.values()], axis=0)
+    pairs = {}
+    for pos, quad in quads.items():
+        # Order the image corners clockwise on screen (= counter-clockwise on the board seen from above),
+        # starting at the corner nearest the board's centre: the coasters' inner corner.
+        area = 0.5 * np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
+        if area > 0:
+            quad = quad[::-1]
+        start = int(np.argmin(((quad - centre) ** 2).sum(1)))
+        quad = np.roll(quad, -start, axis=0)
+        # The inner corner of position p on the board, then counter-clockwise.
+        inner = {0: 2, 1: 3, 2: 1, 3: 0}[pos]
+        order = [(inner + k) % 4 for k in range(4)]
+        pairs[pos] = (_coaster_corners(spec, pos)[order], quad)
+    return pairs
+
+
+def _coaster_consensus(quads: dict[int, np.ndarray], spec: BoardSpec) -> np.ndarray | None:
+    """The board-to-image homography most of the coasters' corners agree on (RANSAC)."""
+    pairs = _coaster_pairs(quads, spec)
+    src_all = np.vstack([pairs[p][0] for p in sorted(pairs)])
+    dst_all = np.vstack([pairs[p][1] for p in sorted(pairs)])
+    cell_img = math.sqrt(abs(cv2.contourArea(dst_all[:4].astype(np.float32)))) / 3
+    h, mask = cv2.findHomography(src_all, dst_all, cv2.RANSAC, max(1.0, 0.12 * cell_img))
+    if h is not None and mask.sum() >= 4:
+        inl = mask.ravel().astype(bool)
+        h, _ = cv2.findHomography(src_all[inl], dst_all[inl], 0)
+    return h
+
+
 def _coaster_corners(spec: BoardSpec, pos: int) -> np.ndarray:
     side = spec.coaster_side_mm
     return np.array([(0, 0), (side, 0), (side, side), (0, side)], float) + spec.coaster_origin(pos)
 
 
-def _colour_agreement(h: np.ndarray, masks: list[np.ndarray], spec: BoardSpec) -> float:
+def _colour_agreement(h: np.ndarray, masks: list[list[np.ndarray]], spec: BoardSpec) -> float:
     """Share of sample points inside each predicted coaster that have its colour, less the share
-    just outside it that do (a misplaced board covers the colours with its wrong parts)."""
+    just outside it that do (a misplaced board covers the colours with its wrong parts).
+
+    Each coaster's colour may come as several masks (the whole hue band, its saturated part):
+    the one that fits best speaks for it; a coaster with none is left out."""
     side = spec.coaster_side_mm
     t = (np.arange(8) + 0.5) / 8
     inside = np.stack(np.meshgrid(t, t), -1).reshape(-1, 2) * side * 0.9 + side * 0.05
@@ -1390,20 +1430,21 @@ def _colour_agreement(h: np.ndarray, masks: list[np.ndarray], spec: BoardSpec) -
     out_d = 0.12 * side
     ring = np.vstack([np.stack([ring_t * side, np.full(12, -out_d)], 1), np.stack([ring_t * side, np.full(12, side + out_d)], 1),
                       np.stack([np.full(12, -out_d), ring_t * side], 1), np.stack([np.full(12, side + out_d), ring_t * side], 1)])
-    gh, gw = masks[0].shape
+    gh, gw = next(m for variants in masks for m in variants).shape
     score = 0.0
-    for pos, mask in enumerate(masks):
+    for pos, variants in enumerate(masks):
         origin = np.array(spec.coaster_origin(pos))
 
-        def frac(pts: np.ndarray) -> float:
+        def frac(mask: np.ndarray, pts: np.ndarray) -> float:
             xy = np.round(_apply_h(h, pts + origin)).astype(int)
             ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
             if not ok.any():
                 return 0.0
             return float((mask[xy[ok, 1], xy[ok, 0]] > 0).sum()) / len(pts)
 
-        score += frac(inside) - frac(ring)
-    return score / len(masks)
+        if variants:
+            score += max(frac(mask, inside) - frac(mask, ring) for mask in variants)
+    return score / max(1, sum(bool(variants) for variants in masks))
 
 
 def _locate_table(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:

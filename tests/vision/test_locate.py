@@ -516,10 +516,13 @@ def _spec_from_sidecar(truth: dict) -> BoardSpec:
 # window that looks at its surround.
 # The "referee" seeds show whole boards from further back: 5006 and 5016 (faint lines on a soft
 # picture, found only at half resolution) and 5012 (a grainy table gives more cell-like blobs for
-# the wrong line polarity) failed before both polarities and two scales were tried.
+# the wrong line polarity) failed before both polarities and two scales were tried; zamboni-wars
+# 5014 (an orange card beside the red coaster), 5016 (green felt, and pale coasters beside
+# saturated pieces of their colour) and 5027 failed before other regions of a coaster's colour
+# were offered to the colour judge and a table of that colour was kept out of it.
 RENDERED_SEEDS = {"icebomb-arena": (5001, 5021, 5033, 5090), "space-arena": (5009, 5028, 5038),
                   "zamboni-wars": (5001, 5003, 5009), "ice-arena": (5000, 5003, 5004)}
-REFEREE_SEEDS = {"ice-arena": (5006, 5012, 5016)}
+REFEREE_SEEDS = {"ice-arena": (5006, 5012, 5016), "zamboni-wars": (5014, 5016, 5027)}
 
 
 @pytest.mark.parametrize("game, seed, framing", [(g, s, "free") for g, seeds in RENDERED_SEEDS.items() for s in seeds]
