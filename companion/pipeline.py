@@ -316,6 +316,10 @@ class _GameContext:
     spec: BoardSpec
     mapper: Mapper
     adapter: Any  # the referee's adapter, None for a game the camera cannot referee yet
+    baseline: Observation | None = None
+    """The stable position last seen when the table and the game agreed (the referee reads
+    moves from the change since it); valid only while the game's state is `baseline_state`."""
+    baseline_state: str | None = None
 
 
 class CameraFeed:
@@ -605,12 +609,22 @@ class CameraFeed:
             state = session.snapshot().state
             # What the referee expected to see, for the page's expected-vs-seen diagrams.
             record["expected"] = sorted(context.adapter.expected(state).elements())
-            verdict = Referee(context.adapter, state).judge(observation)
+            key = _state_key(state)
+            baseline = context.baseline if context.baseline_state == key else None
+            verdict = Referee(context.adapter, state).judge(observation, baseline)
+            if baseline is None:
+                # No position agreed with this state yet (the camera just started, or the page
+                # changed the game): the first one seen becomes the baseline, and any difference
+                # it shows is still reported below.
+                context.baseline, context.baseline_state = observation, key
             try:
                 if verdict.accepted:
+                    if verdict.by_change:
+                        record["persistent_differences"] = list(verdict.persistent)
                     for action in verdict.actions:
                         session.apply(str(action), source="camera", observation=record)
                         self.stats.counts["actions_applied"] += 1
+                    context.baseline, context.baseline_state = observation, _state_key(verdict.state)
                     return
                 seen = str(change) if change is not None else "the table when the camera started"
                 fixes = [e.text for e in verdict.alternatives if len(e.actions) == 1 and e.distance < 2][:3]
@@ -651,6 +665,11 @@ class CameraFeed:
         if ok:
             hub.push_frame(jpeg.tobytes())
             self.stats.add("push", t)
+
+
+def _state_key(state: Any) -> str:
+    """Equal for equal game states (states need not be hashable)."""
+    return json.dumps(state.to_json(), sort_keys=True, default=str)
 
 
 def _thumbnail(image: np.ndarray, width: int) -> np.ndarray:

@@ -134,6 +134,33 @@ def test_moves_seen_on_the_table_are_refereed_and_journalled_with_their_observat
     hub.close()
 
 
+def test_a_stray_pawn_on_the_board_all_game_is_reported_once_and_moves_are_read_past_it(tmp_path, table):
+    from companion.sources import PAWN_BGR
+
+    class StrayPawn(MarkerDetector):
+        """The table with a pawn that is no part of the game yet (bombs are being placed) lying
+        on one cell throughout: to the referee, a misread the camera repeats in every frame."""
+
+        def __call__(self, frame):
+            frame = frame.copy()
+            x, y = (round(v * frame.shape[1] / SIZE[0]) for v in table.cell_centre("f3"))
+            cv2.circle(frame, (x, y), max(4, frame.shape[1] // 100), PAWN_BGR, -1)
+            return super().__call__(frame)
+
+    hub = hub_after_bids(tmp_path)
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:10])
+    run_to_end(hub, CameraFeed("fake", PipelineConfig(**FAST), StrayPawn(), lambda: ListSource(frames)))
+    # The first position already shows the pawn: one verdict; every later move is read from the
+    # change since the last agreed position, in which the pawn cancels out.
+    verdicts = hub.session.snapshot().verdicts
+    assert len(verdicts) == 1 and "pawn @" in verdicts[0].reason
+    assert camera_moves(hub) == TEXTS[4:10]
+    entries = [e for e in hub.session._journal.entries() if e.kind == "action" and e.source == "camera"]
+    stray = [e.observation["persistent_differences"] for e in entries]
+    assert len(stray[0]) == 1 and stray[0][0].startswith("pawn @") and all(d == stray[0] for d in stray)
+    hub.close()
+
+
 def test_a_pawn_before_the_bombs_are_placed_is_a_verdict_and_the_game_does_not_change(tmp_path, table):
     hub = hub_after_bids(tmp_path)
     state = hub.session.snapshot().state

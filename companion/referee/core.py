@@ -7,6 +7,13 @@ position seen. The best exact explanation is accepted; when none is exact, or tw
 table equally well, the verdict says so ("illegal or misread: expected ..., seen ...") and the
 state does not change. Nothing is ever changed silently.
 
+A camera misreads some pieces the same way in every frame (a pawn taken for a pyramid in one
+corner, a shadow for a bead). When the position is not read exactly, the referee also looks at
+the change since the last position it agreed on (the baseline), as chess-camera projects do: a
+legal action whose own changes are exactly the items that appeared and vanished since then
+explains the move, and the misreads, seen in both positions, cancel out. Such a verdict says so
+(`by_change`) and names the differences that persist.
+
 Positions are compared as multisets of short item texts, the ones `companion.vision.tracker`
 writes ('red-L N @d4', 'pawn @c3', 'blue-M U @e2#1'); each game's adapter says which items its
 engine state shows and which seen items matter to it.
@@ -102,6 +109,8 @@ class Verdict:
         text: one line for the page: the actions, or "illegal or misread: expected ..., seen ...".
         state: the engine state after the verdict (unchanged unless accepted).
         alternatives: other explanations considered, best first (for the page's correction menu).
+        by_change: accepted from the change since the baseline, while the whole position seen
+            still differs from the game's in `persistent` (misreads the camera repeats).
     """
 
     accepted: bool
@@ -109,6 +118,8 @@ class Verdict:
     text: str
     state: State
     alternatives: tuple[Explanation, ...] = field(default=())
+    by_change: bool = False
+    persistent: tuple[str, ...] = field(default=())
 
     def __str__(self) -> str:
         return self.text
@@ -157,12 +168,21 @@ class Referee:
         found.sort(key=lambda e: (e.distance, len(e.actions)))
         return found
 
-    def judge(self, observation: Observation) -> Verdict:
-        """The verdict on a seen position, without changing the referee's state."""
+    def judge(self, observation: Observation, baseline: Observation | None = None) -> Verdict:
+        """The verdict on a seen position, without changing the referee's state.
+
+        `baseline`: the position last seen when the table and the game agreed (the referee's
+        state was accepted from it, or the game started with it); moves are then also read from
+        the change since it.
+        """
         ranked = self.explain(observation)
         best = ranked[0]
         if best.distance == 0 and not best.actions:
             return Verdict(True, (), "no move", self.state, tuple(ranked[1: 1 + self.keep]))
+        if best.distance >= 1 and baseline is not None:
+            verdict = self._judge_change(observation, baseline, ranked)
+            if verdict is not None:
+                return verdict
         ties = [e for e in ranked if e.distance == best.distance and len(e.actions) == len(best.actions)
                 and _after(e) != _after(best)]
         if best.distance < 1 and not ties:
@@ -176,9 +196,35 @@ class Referee:
         return Verdict(False, (), f"illegal or misread: expected {expected} (after {guess.text}), seen {seen}",
                        self.state, tuple(ranked[: self.keep]))
 
-    def update(self, observation: Observation) -> Verdict:
+    def _judge_change(self, observation: Observation, baseline: Observation,
+                      ranked: list[Explanation]) -> Verdict | None:
+        """The one legal explanation of exactly what changed since `baseline`, if there is one."""
+        seen, _ = self.adapter.seen(observation)
+        before, _ = self.adapter.seen(baseline)
+        appeared, vanished = seen - before, before - seen
+        expected_now = self.adapter.expected(self.state)
+        persistent = tuple(sorted(((expected_now - before) + (before - expected_now)).elements()))
+        alternatives = tuple(ranked[: self.keep])
+        if not appeared and not vanished:
+            # The table is as it was when it last agreed with the game: its misreads persist.
+            return Verdict(True, (), "no move", self.state, alternatives, True, persistent)
+        exact = []
+        for e in ranked:
+            if not e.actions:
+                continue
+            after = self.adapter.expected(e.state)
+            if after - expected_now == appeared and expected_now - after == vanished:
+                exact.append(e)
+        fewest = min((len(e.actions) for e in exact), default=0)
+        exact = [e for e in exact if len(e.actions) == fewest]
+        if not exact or any(_after(e) != _after(exact[0]) for e in exact[1:]):
+            return None  # nothing explains the change, or two moves do: the usual verdict
+        best = exact[0]
+        return Verdict(True, best.actions, best.text, best.state, alternatives, True, persistent)
+
+    def update(self, observation: Observation, baseline: Observation | None = None) -> Verdict:
         """Judges the observation and, when a legal explanation is accepted, moves the state on."""
-        verdict = self.judge(observation)
+        verdict = self.judge(observation, baseline)
         if verdict.accepted:
             self.state = verdict.state
         return verdict

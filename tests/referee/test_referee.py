@@ -73,3 +73,50 @@ def test_only_a_piece_capped_by_its_own_size_can_hide():
     assert explains_hidden(["red-L"], ["yellow-L", "red-L"])
     assert not explains_hidden(["red-M"], ["yellow-L", "red-M"])  # a medium cannot hide a large
     assert not explains_hidden(["yellow-L"], ["yellow-L", "red-L"])  # the top is always seen
+
+
+# --- moves read from the change since the last agreed position ----------------------------------
+
+def _seen(state, misread=None):
+    """The camera's view of `state`'s towers, with one piece (`misread`: (seen as, read as)) misread."""
+    pieces = []
+    for k, (tower, _) in enumerate(state.towers):
+        names = [str(p) for p in tower]
+        if misread:
+            names = [misread[1] if n == misread[0] else n for n in names]
+        pieces += _tower(k, *names) if len(names) > 1 else [_free(names[0])]
+    return Observation("icetowers", tuple(pieces))
+
+
+def _two_player_start():
+    return get_game("icetowers").new_initial_state(2, options={"pieces_per_size": 1})
+
+
+def test_a_move_is_read_from_the_change_when_a_misread_persists():
+    state = _two_player_start()
+    cap = next(a for a in state.legal_actions()
+               if str(a).startswith("P1 cap") and "red-S" not in str(a) and "/" not in str(a).split(" on ")[1])
+    misread = ("red-S", "orange-S")  # the camera takes the small red for an orange, every time
+    baseline, after = _seen(state, misread), _seen(state.apply(cap), misread)
+    referee = Referee(adapter_for("icetowers"), state, max_actions=1)
+    assert not referee.judge(after).accepted  # the whole position never matches
+    verdict = referee.update(after, baseline)
+    assert verdict.accepted and verdict.by_change and verdict.actions == (cap,)
+    assert verdict.persistent == ("orange-S", "red-S")  # the IceTowers adapter's items
+    assert referee.state == state.apply(cap)
+
+
+def test_an_unchanged_table_with_a_persistent_misread_is_no_move():
+    state = _two_player_start()
+    seen = _seen(state, ("red-S", "orange-S"))
+    verdict = Referee(adapter_for("icetowers"), state, max_actions=1).judge(seen, baseline=seen)
+    assert verdict.accepted and verdict.by_change and verdict.actions == () and verdict.text == "no move"
+
+
+def test_a_change_no_action_explains_is_still_a_verdict_with_a_baseline():
+    state = _two_player_start()
+    baseline = _seen(state)
+    # A piece appeared and nothing legal brings one in (green plays no part in a red-yellow game).
+    more = Observation("icetowers", baseline.pieces + (_free("green-M"),))
+    verdict = Referee(adapter_for("icetowers"), state, max_actions=1).judge(more, baseline)
+    assert not verdict.accepted and not verdict.by_change and verdict.text.startswith("illegal or misread")
