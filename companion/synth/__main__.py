@@ -25,7 +25,7 @@ def cmd_dataset(args) -> int:
     kwargs = {"games": games} if games else {}
     summary = write_dataset(args.out, args.count, seed=args.seed, width=args.size[0], height=args.size[1],
                             workers=args.workers, scheme=get_scheme(args.scheme), progress=not args.quiet,
-                            item_timeout=args.item_timeout or None, **kwargs)
+                            item_timeout=args.item_timeout or None, referee_share=args.referee_share, **kwargs)
     print(json.dumps(summary))
     return 0
 
@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", default="colour-size-pose")
     p.add_argument("--item-timeout", type=float, default=60.0,
                    help="seconds after which an item is abandoned and its worker replaced (0: no limit)")
+    p.add_argument("--referee-share", type=float, default=0.0,
+                   help="share of items with the camera stood back to show the whole board (0-1)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_dataset)
     p = sub.add_parser("relabel", help="rewrite a dataset's label files from its sidecars")

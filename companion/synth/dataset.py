@@ -38,19 +38,23 @@ class Item:
     game: str
     seed: int
     split: str
+    framing: str = "free"
+    """How the camera frames a board (companion.synth.scenes.sample_scene)."""
 
     @property
     def name(self) -> str:
         return f"{self.index:06d}-{self.game}"
 
 
-def plan_item(dataset_seed: int, index: int, games: tuple[str, ...] = GAMES) -> Item:
-    """Game (round robin), scene seed and split of item `index`; the same for the same inputs."""
+def plan_item(dataset_seed: int, index: int, games: tuple[str, ...] = GAMES, referee_share: float = 0.0) -> Item:
+    """Game (round robin), scene seed, split and framing of item `index`; the same for the same
+    inputs. `referee_share`: the share of items framed as a referee's camera (whole board in view)."""
     rng = np.random.default_rng([dataset_seed, index])
     scene_seed = int(rng.integers(0, 2**31 - 1))
     u = rng.random()
     split = SPLITS[int(np.searchsorted(np.cumsum(SPLIT_FRACTIONS), u, side="right"))] if u < 1 else SPLITS[-1]
-    return Item(index, games[index % len(games)], scene_seed, split)
+    framing = "referee" if rng.random() < referee_share else "free"
+    return Item(index, games[index % len(games)], scene_seed, split, framing)
 
 
 def render_item(renderer, game: str, seed: int, width: int = 640, height: int = 480, framing: str = "free"):
@@ -78,8 +82,8 @@ def item_paths(root: Path, item: Item) -> dict[str, Path]:
 
 def write_item(renderer, root: Path, item: Item, width: int, height: int, scheme: ClassScheme) -> int:
     """Renders and writes one item; returns its number of labelled objects."""
-    jpeg, truth = render_item(renderer, item.game, item.seed, width, height)
-    truth["item"] = {"index": item.index, "split": item.split, "name": item.name}
+    jpeg, truth = render_item(renderer, item.game, item.seed, width, height, item.framing)
+    truth["item"] = {"index": item.index, "split": item.split, "name": item.name, "framing": item.framing}
     lines = yolo_lines(truth, scheme)
     paths = item_paths(root, item)
     _atomic_write(paths["image"], jpeg)
@@ -237,7 +241,7 @@ class Progress:
 def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] = GAMES, width: int = 640,
                   height: int = 480, workers: int | None = None, scheme: ClassScheme = DEFAULT_SCHEME,
                   progress: bool = True, item_timeout: float | None = ITEM_TIMEOUT_S,
-                  job: Callable[..., int] = render_and_write) -> dict:
+                  job: Callable[..., int] = render_and_write, referee_share: float = 0.0) -> dict:
     """Writes (or completes) a dataset of `count` items; returns a summary.
 
     Items are rendered in worker processes. One that takes longer than `item_timeout` seconds (or
@@ -254,6 +258,8 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     """
     if count < 1:
         raise ValueError(f"dataset size {count} must be at least 1")
+    if not 0.0 <= referee_share <= 1.0:
+        raise ValueError(f"referee share {referee_share!r} must be between 0 and 1")
     if item_timeout is not None and not item_timeout > 0:
         raise ValueError(f"item time limit {item_timeout!r} s must be positive")
     for game in games:
@@ -262,7 +268,7 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     (root / "data.yaml").write_text(dataset_yaml(root, scheme))
-    items = [plan_item(seed, i, tuple(games)) for i in range(count)]
+    items = [plan_item(seed, i, tuple(games), referee_share) for i in range(count)]
     pending = [it for it in items if not item_paths(root, it)["truth"].exists()]
     bar = Progress(len(pending), enabled=progress)
     workers = workers or os.cpu_count() or 1

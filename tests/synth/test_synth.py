@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -257,6 +258,16 @@ def test_items_are_planned_from_the_seed_alone():
     counts = {s: sum(p.split == s for p in plans) for s in SPLITS}
     assert 1450 < counts["train"] < 1750 and 120 < counts["val"] < 280 and 120 < counts["test"] < 280
     assert [p.game for p in plans[:5]] == list(GAMES)
+
+
+def test_a_referee_share_frames_that_share_of_items_and_changes_nothing_else():
+    plain = [plan_item(4, i) for i in range(1000)]
+    mixed = [plan_item(4, i, referee_share=0.3) for i in range(1000)]
+    assert {p.framing for p in plain} == {"free"}
+    assert 230 < sum(p.framing == "referee" for p in mixed) < 370
+    assert [(p.game, p.seed, p.split) for p in mixed] == [(p.game, p.seed, p.split) for p in plain]
+    with pytest.raises(ValueError, match="referee share"):
+        write_dataset(Path("/nonexistent/never-written"), 1, referee_share=1.5)
 
 
 # --- classes and the dataset writer ----------------------------------------------------------------
