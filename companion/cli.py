@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="evaluate the piece detector on a held-out synthetic split")
     p.add_argument("dataset", type=Path, help="a dataset written by `scripts/synth dataset` (truth sidecars)")
-    p.add_argument("--split", default="test")
+    p.add_argument("--split", default="test", choices=("train", "val", "test", "all"),
+                   help="all: every item of a dataset rendered only for testing (default: test)")
     p.add_argument("--model", type=Path, default=models.DETECTOR_WEIGHTS)
     p.add_argument("--colour-model", type=Path, default=models.COLOUR_WEIGHTS)
     p.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
@@ -112,6 +113,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from companion.vision.colour import ColourClassifier
     from companion.vision.detect import Detector, DetectorConfig
 
+    if args.map and args.split == "all":
+        print("companion eval: --map needs one split (train, val or test), not all", file=sys.stderr)
+        return 2
     colour = ColourClassifier(args.colour_model) if args.colour_model.exists() else None
     detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz), colour)
     report = evaluate(detector.detect, args.dataset, split=args.split, limit=args.limit, look=args.look)

@@ -226,6 +226,9 @@ def look_closer(detect, frame: np.ndarray, truth: dict):
 def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = None, look: str = "board") -> dict[str, Any]:
     """Runs `detect(frame) -> list[Detection]` over a dataset split and returns the figures.
 
+    `split`: "train", "val", "test", or "all" for a dataset made only for testing (rendered
+    with a seed no training set used).
+
     `look`: "board" detects within the board's region as the pipeline does (see `look_closer`);
     "whole" runs on the whole image (for datasets that are already crops).
     Returns a dict with "all", "per_game" and "per_tilt" figure tables.
@@ -235,12 +238,13 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
     overall = Tally()
     per_game: dict[str, Tally] = defaultdict(Tally)
     per_tilt: dict[str, Tally] = defaultdict(Tally)
-    paths = sorted((dataset / "truth" / split).glob("*.json"))[:limit]
+    pattern = "*/*.json" if split == "all" else f"{split}/*.json"
+    paths = sorted((dataset / "truth").glob(pattern))[:limit]
     if not paths:
         raise FileNotFoundError(f"no truth sidecars under {dataset / 'truth' / split}")
     for path in paths:
         truth = json.loads(path.read_text())
-        frame = cv2.imread(str(dataset / "images" / split / (path.stem + ".jpg")))
+        frame = cv2.imread(str(dataset / "images" / path.parent.name / (path.stem + ".jpg")))
         if frame is None:
             raise FileNotFoundError(f"image for {path.name} is missing or unreadable")
         detections = look_closer(detect, frame, truth) if look == "board" else detect(frame)

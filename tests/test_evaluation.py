@@ -25,9 +25,9 @@ def dataset(tmp_path_factory):
     return root
 
 
-def oracle(root):
+def oracle(root, split="train"):
     """A detector that reads the answer from the truth sidecars, in the order evaluate() visits them."""
-    frames = iter(sorted(root.glob("truth/train/*.json")))
+    frames = iter(sorted(root.glob("truth/*/*.json" if split == "all" else f"truth/{split}/*.json")))
 
     def detect(frame):
         truth = json.loads(next(frames).read_text())
@@ -68,6 +68,12 @@ def test_wrong_colours_lose_recall_and_precision_but_not_pose(dataset):
     figures = evaluate(colour_blind, dataset, split="train", look="whole")["all"]
     assert figures["recall_colour_and_size"] == 0.0 and figures["precision_colour_and_size"] == 0.0
     assert figures["upright_lying_accuracy"] == 1.0
+
+
+def test_split_all_scores_every_item_of_a_test_only_dataset(dataset):
+    every = evaluate(oracle(dataset, "all"), dataset, split="all", look="whole")["all"]
+    train = evaluate(oracle(dataset), dataset, split="train", look="whole")["all"]
+    assert every["recall_colour_and_size"] == 1.0 and every["images"] == 10 > train["images"]
 
 
 def test_missing_split_is_a_clear_error(dataset):
