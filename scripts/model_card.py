@@ -2,7 +2,8 @@
 """Measures the shipped models and writes models/MODEL_CARD.md from what it measured.
 
     python scripts/model_card.py --dataset datasets/pieces-hd --crops-dataset datasets/pieces-hd-crops \
-        [--limit 300] [--run runs/detector/pieces-crops]
+        [--closeup-dataset datasets/closeup] [--referee-dataset datasets/referee] [--limit 300] \
+        [--run runs/detector/pieces-s3]
 
 Every figure in the card comes from this run: `companion eval` figures on the full renders' held-out
 test split (scene seeds never used in training), detecting within the board's region as the
@@ -55,8 +56,10 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, required=True, help="full renders (scripts/synth dataset)")
     parser.add_argument("--crops-dataset", type=Path, required=True, help="their crops (scripts/synth crops)")
     parser.add_argument("--closeup-dataset", type=Path, help="close-up renders (--games close-up), reported apart")
+    parser.add_argument("--referee-dataset", type=Path,
+                        help="renders with the whole board in view (--referee-share 1), made only for testing")
     parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v2"))
-    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-crops"))
+    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s3"))
     parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v2b"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--out", type=Path, default=models.MODELS_DIR / "MODEL_CARD.md")
@@ -68,6 +71,7 @@ def main() -> None:
     report = evaluate(detector.detect, args.dataset, "test", args.limit, look="board")
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
     closeup = evaluate(detector.detect, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
+    referee = evaluate(detector.detect, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
     colours = colour_accuracy(models.COLOUR_WEIGHTS, args.crops) if colour and args.crops.exists() else None
     bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
                             str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
@@ -75,6 +79,7 @@ def main() -> None:
     latency = json.loads(bench[bench.index("["):])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     facts = {"date": datetime.date.today().isoformat(), "commit": commit, "detector": report, "close_up": closeup,
+             "referee_framing": referee,
              "colour_classifier": colours, "latency": latency,
              "training": training_facts(args.run) if (args.run / "results.csv").exists() else None,
              "colour_training": training_facts(args.colour_run) if (args.colour_run / "results.csv").exists() else None}
@@ -91,6 +96,7 @@ def render(facts: dict, args: argparse.Namespace) -> str:
     train = facts["training"] or {}
     ctrain = facts["colour_training"] or {}
     closeup_arg = f" --closeup-dataset {args.closeup_dataset}" if args.closeup_dataset else ""
+    closeup_arg += f" --referee-dataset {args.referee_dataset}" if args.referee_dataset else ""
     met = (a["recall_colour_and_size"] >= 0.99 and a["precision_colour_and_size"] >= 0.99
            and (a["direction_snapped_accuracy"] or 0) >= 0.995)
     goal_verdict = "**met**" if met else "**not met** by this model"
@@ -103,6 +109,10 @@ def render(facts: dict, args: argparse.Namespace) -> str:
     if facts.get("close_up"):
         table += "| close-up views (separate set) | " + " | ".join(
             str(facts["close_up"]["all"].get(k, "-")) for k in keys) + " |\n"
+    if facts.get("referee_framing"):
+        ref = facts["referee_framing"]["all"]
+        table += f"| whole board in view (separate set, {ref['images']} images) | " + " | ".join(
+            str(ref.get(k, "-")) for k in keys) + " |\n"
     return f"""# Model card: the piece detector and colour classifier
 
 Written by `python scripts/model_card.py --dataset {args.dataset} --crops-dataset {args.crops_dataset}{closeup_arg}` on {facts['date']} at commit {facts['commit']};
@@ -127,13 +137,16 @@ as an imperfect localisation would), or kept whole for a fifth of the items (a t
 Close-up views (pieces 15-50 cm away, 30-80 degrees from straight down, like photographs of them):
 `scripts/synth dataset datasets/closeup --count 1000 --seed 12 --games close-up --size 640x480 --scheme size-pose`,
 cropped into the same training set. No photograph was used for training.
+Whole board in view, as a referee's camera is set up (a test set only; nothing like it was trained on):
+`scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
+--games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
 Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops}` and the same for the close-ups.
 
 ## Training
-- Detector: continued from the previous shipped weights (session 1: 15 epochs on whole 640x480 frames,
-  then one epoch on the board crops alone), with
-  `python scripts/train_detector.py --data {args.crops_dataset}/data.yaml --model WEIGHTS --imgsz {models.DETECTOR_IMGSZ} --hours 1.7 --name {args.run.name}`
-  on 2 CPU cores shared with other jobs: {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
+- Detector: session 1 trained 15 epochs on whole 640x480 frames, then one epoch on the board crops
+  alone; session 2 continued 18 epochs (1.7 h) and session 3 more, each from the shipped weights, with
+  `python scripts/train_detector.py --data {args.crops_dataset}/data.yaml --model models/pieces.pt --imgsz {models.DETECTOR_IMGSZ} --hours H --name NAME`
+  on 2 CPU cores shared with lighter jobs; the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; then
   `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 2 --name colours-v2` and
   `python scripts/train_colour.py {args.crops} --model runs/colour/colours-v2/weights/last.pt --epochs 8 --name {args.colour_run.name}`

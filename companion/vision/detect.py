@@ -32,9 +32,10 @@ class ModelError(RuntimeError):
 class DetectorConfig:
     weights: Path
     imgsz: int = DETECTOR_IMGSZ  # the size the shipped model was trained (and exported) at
-    # Chosen on the validation split (scripts/model_card.py reports the test split): 0.35 gave the
-    # same F1 as 0.25 with 0.7 instead of 1.8 false detections per image, and a phantom piece costs
-    # the referee more than a missed one, which the tracker's next calm frame can still bring.
+    # Chosen on the validation split by scripts/choose_confidence.py (scripts/model_card.py reports
+    # the test split): with session 3's model 0.35 has the best F1 (0.605; 0.25: 0.603 with 1.6
+    # instead of 0.77 false detections per image; 0.45: 0.590), and a phantom piece costs the
+    # referee more than a missed one, which the tracker's next calm frame can still bring.
     confidence: float = 0.35
     iou: float = 0.6
     max_detections: int = 200
