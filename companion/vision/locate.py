@@ -100,6 +100,10 @@ class LocateConfig:
     hex_line_scales: tuple[float, ...] = (1.0, 0.5)
     """Then, when the lines at full resolution explain too few cells, at half: a soft or grainy
     picture breaks faint lines up at full resolution, and they join again at half."""
+    hex_retry_below: float = 0.35
+    """The other line polarity, then half resolution, are tried when the fit so far explains less
+    than this share of the cells (pieces hide many cells of a good fit: retrying then costs
+    time and finds nothing better)."""
     hex_line_fraction: float = 0.12
     """A pixel is on a line when its ridge strength exceeds this fraction of the frame's strongest lines."""
     hex_min_line_strength: float = 2.0
@@ -1001,8 +1005,10 @@ def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateC
             continue
         if found is None or other.confidence > found.confidence:
             found = other
-        if found.confidence >= config.hex_fallback_below:
-            return found
+        if found.confidence >= config.hex_retry_below:
+            break
+    if found is not None and found.confidence >= config.hex_fallback_below:
+        return found
     # Light cells are wide regions: a coarser copy finds them as well, in less time.
     coarse = min(1.0, config.hex_light_cell_width / gray.shape[1])
     small = cv2.resize(gray, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA) if coarse < 1 else gray
@@ -1103,7 +1109,7 @@ def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config
             continue
         if best is None or found.confidence > best.confidence:
             best = found
-        if best.confidence >= config.hex_fallback_below:
+        if best.confidence >= config.hex_retry_below:
             break
     if best is None:
         raise error or BoardNotFound("no-board", "no hex grid lines found")
