@@ -28,7 +28,7 @@ import logging
 import os
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -344,6 +344,7 @@ class CameraFeed:
         self._models_tried = detect is not None
         self._source_factory = source_factory or (lambda: open_source(spec))
         self.demo_record = demo_record
+        self._demo_actions: list[str] = []
         self.stats = StageTimes()
         self.tracker = Tracker(self.config.tracker)
         self._undistort: Undistorter | None = None
@@ -436,7 +437,8 @@ class CameraFeed:
 
     def _start_demo_game(self, hub: SessionHub) -> None:
         """The demo video shows its record from the start: a fresh game of it, unless one is in play untouched."""
-        header, _ = read_record(self.demo_record)
+        header, events = read_record(self.demo_record)
+        self._demo_actions = [e.action for e in events]
         session = hub.session
         if session is None or session.header != header or session.snapshot().actions:
             hub.new_game(header, {"source": "demo-video"})
@@ -604,6 +606,7 @@ class CameraFeed:
         from companion.referee import Referee
 
         session = context.session
+        self._enter_unseen_demo_moves(context)
         record: dict[str, Any] = {"camera": observation.to_json()}
         for attempt in range(2):  # the page may move the game on while we judge: judge again once
             state = session.snapshot().state
@@ -640,6 +643,28 @@ class CameraFeed:
             except (GameError, SessionError) as exc:
                 log.warning("camera verdict could not be recorded: %s", exc)
                 return
+
+    def _enter_unseen_demo_moves(self, context: _GameContext) -> None:
+        """The demo's players enter what no camera can see (Icebomb Arena's secret bids) on the
+        page; the demo takes those moves from its record, so that the camera has something to
+        referee. The table does not change with them, so the baseline stays valid."""
+        from companion.games.base import TERMINAL
+
+        session = context.session
+        while self._demo_actions:
+            snapshot = session.snapshot()
+            state, done = snapshot.state, len(snapshot.actions)
+            if (done >= len(self._demo_actions) or state.current_player() == TERMINAL
+                    or context.adapter.candidates(state, Counter())):
+                return
+            before = _state_key(state)
+            try:
+                session.apply(self._demo_actions[done], source="demo")
+            except (GameError, SessionError, JournalFullError) as exc:
+                log.warning("demo: the record's move %r could not be entered: %s", self._demo_actions[done], exc)
+                return
+            if context.baseline_state == before:
+                context.baseline_state = _state_key(session.snapshot().state)
 
     # --- the picture for the page ---------------------------------------------------------------
 

@@ -100,9 +100,11 @@ def hub_with(data_dir: str, prefix: list[str]) -> SessionHub:
     return hub
 
 
-def throughput(frames, prefix, detect, config) -> dict:
+def throughput(frames, prefix, detect, config, demo_record=None) -> dict:
     hub = hub_with(tempfile.mkdtemp(prefix="bench-pipeline-"), prefix)
-    feed = CameraFeed("bench", config, detect, lambda: ListSource(frames))
+    # The demo video plays the sample record: its secret bids are entered as the players would on
+    # the page (the feed takes them from the record), the rest is the camera's to read.
+    feed = CameraFeed("bench", config, detect, lambda: ListSource(frames), demo_record)
     stop = threading.Event()
     t0 = time.perf_counter()
     feed.run(hub, stop)
@@ -120,7 +122,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def latency(frames, prefix, detect, config) -> dict:
+def latency(frames, prefix, detect, config, demo_record=None) -> dict:
     """Stable frame -> SSE event in a browser-like client, with the server in this process."""
     from werkzeug.serving import make_server
 
@@ -128,7 +130,7 @@ def latency(frames, prefix, detect, config) -> dict:
 
     data_dir = tempfile.mkdtemp(prefix="bench-latency-")
     hub = hub_with(data_dir, prefix)
-    feed = CameraFeed("bench", config, detect, lambda: ListSource(frames, fps=15.0))
+    feed = CameraFeed("bench", config, detect, lambda: ListSource(frames, fps=15.0), demo_record)
     stable_times: dict[int, float] = {}
 
     def on_stable(_observation, at):
@@ -230,9 +232,10 @@ def main() -> int:
         detect, kind, detector_name = MarkerDetector(), "drawn table", "marker stand-in (no model)"
     result = {"frames_from": kind, "detector": detector_name, "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}",
               "cpu_count": os.cpu_count(), "load_average": [round(v, 2) for v in os.getloadavg()]}
-    result["throughput"] = throughput(frames, prefix, detect, config)
+    demo_record = SAMPLE if use_demo else None
+    result["throughput"] = throughput(frames, prefix, detect, config, demo_record)
     if not args.no_serve:
-        result["latency"] = latency(frames, prefix, detect, PipelineConfig(realtime=True, model=args.model))
+        result["latency"] = latency(frames, prefix, detect, PipelineConfig(realtime=True, model=args.model), demo_record)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     if not args.no_serve:
         result["startup"] = startup()

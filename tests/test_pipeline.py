@@ -161,6 +161,21 @@ def test_a_stray_pawn_on_the_board_all_game_is_reported_once_and_moves_are_read_
     hub.close()
 
 
+def test_the_demo_enters_the_secret_bids_from_its_record_and_the_camera_reads_the_rest(tmp_path, table):
+    hub = SessionHub(tmp_path)
+    hub.import_record(LINES[:1])  # the sample game, nothing played: the bids come first
+    after_bids = hub.session.snapshot().state
+    for text in TEXTS[:4]:
+        after_bids = after_bids.apply(text)
+    frames, _, _ = scripted_frames(table, after_bids, TEXTS[4:8])
+    run_to_end(hub, CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource(frames),
+                               demo_record=SAMPLE))
+    log = [(item.source, item.text) for item in hub.session.snapshot().log]
+    assert log == [("demo", t) for t in TEXTS[:4]] + [("camera", t) for t in TEXTS[4:8]]
+    assert hub.session.snapshot().verdicts == ()
+    hub.close()
+
+
 def test_a_pawn_before_the_bombs_are_placed_is_a_verdict_and_the_game_does_not_change(tmp_path, table):
     hub = hub_after_bids(tmp_path)
     state = hub.session.snapshot().state
