@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -995,18 +996,12 @@ def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateC
     """The hex board from its lines (either polarity, at full and then half resolution); when
     that finds little, also from light cells ringed by darker lines (boards drawn with wide dark
     gaps between the cells)."""
-    found, error = None, None
-    for factor in config.hex_line_scales:
+
+    def at(factor: float) -> Callable[[], _Found]:
         small = gray if factor == 1 else cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-        try:
-            other = _locate_hex_by_lines(small, scale * factor, spec, config)
-        except BoardNotFound as exc:
-            error = error or exc
-            continue
-        if found is None or other.confidence > found.confidence:
-            found = other
-        if found.confidence >= config.hex_retry_below:
-            break
+        return lambda: _locate_hex_by_lines(small, scale * factor, spec, config)
+
+    found, error = _first_good_enough((at(f) for f in config.hex_line_scales), config.hex_retry_below)
     if found is not None and found.confidence >= config.hex_fallback_below:
         return found
     # Light cells are wide regions: a coarser copy finds them as well, in less time.
@@ -1099,18 +1094,31 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
     return _Found(min(1.0, inl.sum() / total), "lattice", int(inl.sum()), cands)
 
 
-def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+def _first_good_enough(attempts: Iterable[Callable[[], _Found]],
+                       enough: float) -> tuple[_Found | None, BoardNotFound | None]:
+    """Runs the attempts in order until one reaches `enough` confidence; (the most confident
+    fit, the first failure's reason). Later attempts are costlier or less likely: they run only
+    when the ones before them fell short."""
     best, error = None, None
-    for pts, line_strength, _ in hex_centre_cues(gray, config):
+    for attempt in attempts:
         try:
-            found = _hex_board_from_line_cues(gray, scale, spec, config, pts, line_strength)
+            found = attempt()
         except BoardNotFound as exc:
             error = error or exc
             continue
         if best is None or found.confidence > best.confidence:
             best = found
-        if best.confidence >= config.hex_retry_below:
+        if best.confidence >= enough:
             break
+    return best, error
+
+
+def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    def fit(pts: np.ndarray, line_strength: np.ndarray) -> Callable[[], _Found]:
+        return lambda: _hex_board_from_line_cues(gray, scale, spec, config, pts, line_strength)
+
+    best, error = _first_good_enough((fit(pts, strength) for pts, strength, _ in hex_centre_cues(gray, config)),
+                                     config.hex_retry_below)
     if best is None:
         raise error or BoardNotFound("no-board", "no hex grid lines found")
     return best
