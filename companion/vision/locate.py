@@ -1363,12 +1363,10 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     # The colours judge; the first is kept unless another fits them clearly better.
     consensus = _coaster_consensus(quads, spec)
     hyps = [] if consensus is None else [consensus]
-    pairs = _coaster_pairs(quads, spec)
-    found = sorted(pairs)
+    found = sorted(quads)
     for k in range(len(found) - 1, 1, -1):
         for subset in itertools.combinations(found, k):
-            hs, _ = cv2.findHomography(np.vstack([pairs[p][0] for p in subset]),
-                                       np.vstack([pairs[p][1] for p in subset]), 0)
+            hs = _coaster_subset_homography({p: quads[p] for p in subset}, spec)
             if hs is not None:
                 hyps.append(hs)
     for pos, alternatives in others.items():
@@ -1383,6 +1381,11 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     if consensus is not None and scores[best] < scores[0] + config.coaster_switch_margin:
         best = 0
     h, agreement = hyps[best], scores[best]
+    refined = _refit_to_agreeing_coasters(h, quads, others, spec)
+    if refined is not None:
+        refined_agreement = _colour_agreement(refined, judge, spec)
+        if refined_agreement >= agreement - config.coaster_switch_margin / 2:
+            h, agreement = refined, refined_agreement
     if agreement < config.coaster_min_agreement:
         raise BoardNotFound("no-board", f"the coloured regions do not form a Martian Coasters board "
                                         f"(colour agreement {agreement:.2f})")
@@ -1411,6 +1414,61 @@ def _coaster_pairs(quads: dict[int, np.ndarray], spec: BoardSpec) -> dict[int, t
         order = [(inner + k) % 4 for k in range(4)]
         pairs[pos] = (_coaster_corners(spec, pos)[order], quad)
     return pairs
+
+
+def _coaster_subset_homography(quads: dict[int, np.ndarray], spec: BoardSpec) -> np.ndarray | None:
+    """The board-to-image homography of some of the coasters, trusting every corner.
+
+    The corners are matched to the board by the coasters' centre, which is the board's centre
+    only when they surround it: two coasters side by side have two corners equally near it. For
+    a pair, every turn of each outline is tried instead and the one whose corners agree best on
+    one board is kept (the wrong turns put the other coaster elsewhere).
+    """
+    pairs = _coaster_pairs(quads, spec)
+    if len(pairs) != 2:
+        h, _ = cv2.findHomography(np.vstack([pairs[p][0] for p in sorted(pairs)]),
+                                  np.vstack([pairs[p][1] for p in sorted(pairs)]), 0)
+        return h
+    (src_a, dst_a), (src_b, dst_b) = (pairs[p] for p in sorted(pairs))
+    src = np.vstack([src_a, src_b])
+    best, best_error = None, math.inf
+    for turn_a, turn_b in itertools.product(range(4), repeat=2):
+        dst = np.vstack([np.roll(dst_a, turn_a, axis=0), np.roll(dst_b, turn_b, axis=0)])
+        h, _ = cv2.findHomography(src, dst, 0)
+        if h is None:
+            continue
+        error = float(np.mean(np.hypot(*(_apply_h(h, src) - dst).T)))
+        if error < best_error:
+            best, best_error = h, error
+    return best
+
+
+def _refit_to_agreeing_coasters(h: np.ndarray, quads: dict[int, np.ndarray], others: dict[int, list[np.ndarray]],
+                                spec: BoardSpec) -> np.ndarray | None:
+    """The chosen view refitted to every coaster outline that lies where it puts a coaster.
+
+    A view chosen from two coasters puts the other two roughly right; their outlines, where
+    they agree, pin it down over the whole board. None when fewer than two agree."""
+    side_px = math.sqrt(abs(cv2.contourArea(_apply_h(h, _coaster_corners(spec, 0)).astype(np.float32))))
+    tolerance = 0.12 * side_px
+    src, dst = [], []
+    for pos in range(4):
+        expected = _apply_h(h, _coaster_corners(spec, pos))
+        best, best_error = None, tolerance
+        for quad in ([quads[pos]] if pos in quads else []) + others.get(pos, []):
+            for turn in range(4):
+                for order in (quad, quad[::-1]):
+                    turned = np.roll(order, turn, axis=0)
+                    error = float(np.mean(np.hypot(*(turned - expected).T)))
+                    if error < best_error:
+                        best, best_error = turned, error
+        if best is not None:
+            src.append(_coaster_corners(spec, pos))
+            dst.append(best)
+    if len(src) < 2:
+        return None
+    refined, _ = cv2.findHomography(np.vstack(src), np.vstack(dst), 0)
+    return refined
 
 
 def _coaster_consensus(quads: dict[int, np.ndarray], spec: BoardSpec) -> np.ndarray | None:
