@@ -67,6 +67,8 @@ class LocateConfig:
     """Fraction of a cell within which a cue is taken as the predicted lattice point."""
     enough_fraction: float = 0.85
     """Stop trying seeds once a lattice covers this fraction of the board's cue points."""
+    settled_fraction: float = 0.5
+    """Once the best lattice holds this share of the target, seeds among its own points are skipped."""
     min_lattice_points: int = 9
     lattice_fit_cells: float = 0.1
     """A lattice point counts when the lattice's homography puts it within this fraction of a cell."""
@@ -93,6 +95,8 @@ class LocateConfig:
     """Mean share of each coaster's area that must show its colour under the fitted board."""
     coaster_switch_margin: float = 0.05
     """Another coaster subset replaces the corner consensus only when its colours fit this much better."""
+    coaster_pair_tolerance: float = 0.03
+    """Two coasters alone make a view only when their corners fit one board within this share of a side."""
     hex_min_solidity: float = 0.82
     hex_work_width: int = 1280
     """Hex boards are searched at this width: their rules may be hairlines."""
@@ -612,9 +616,12 @@ def grow_lattice(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_e
     best: tuple[np.ndarray, np.ndarray] | None = None
     tried = 0
     lo, hi = math.cos(math.radians(lattice.max_angle)), math.cos(math.radians(lattice.min_angle))
+    in_best = np.zeros(n, bool)
     for seed in range(n):
         if tried >= config.max_seeds:
             break
+        if in_best[seed] and len(best[0]) >= config.settled_fraction * target:
+            continue  # a seed inside a large lattice grows the same lattice again
         p = pts[seed]
         hyps = []
         for ai in range(len(knn[seed])):
@@ -653,6 +660,8 @@ def grow_lattice(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_e
                 got = _densify(pts, lattice, config, max_extent, got)
             if got is not None and (best is None or len(got[0]) > len(best[0])):
                 best = got
+                in_best[:] = False
+                in_best[best[1]] = True
         if best is not None and len(best[0]) >= config.enough_fraction * target:
             break
     return None if best is None else (best[0], pts[best[1]])
@@ -1366,7 +1375,7 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     found = sorted(quads)
     for k in range(len(found) - 1, 1, -1):
         for subset in itertools.combinations(found, k):
-            hs = _coaster_subset_homography({p: quads[p] for p in subset}, spec)
+            hs = _coaster_subset_homography({p: quads[p] for p in subset}, spec, config)
             if hs is not None:
                 hyps.append(hs)
     for pos, alternatives in others.items():
@@ -1384,7 +1393,7 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     refined = _refit_to_agreeing_coasters(h, quads, others, spec)
     if refined is not None:
         refined_agreement = _colour_agreement(refined, judge, spec)
-        if refined_agreement >= agreement - config.coaster_switch_margin / 2:
+        if refined_agreement >= agreement - config.coaster_switch_margin:
             h, agreement = refined, refined_agreement
     if agreement < config.coaster_min_agreement:
         raise BoardNotFound("no-board", f"the coloured regions do not form a Martian Coasters board "
@@ -1416,7 +1425,8 @@ def _coaster_pairs(quads: dict[int, np.ndarray], spec: BoardSpec) -> dict[int, t
     return pairs
 
 
-def _coaster_subset_homography(quads: dict[int, np.ndarray], spec: BoardSpec) -> np.ndarray | None:
+def _coaster_subset_homography(quads: dict[int, np.ndarray], spec: BoardSpec,
+                               config: LocateConfig) -> np.ndarray | None:
     """The board-to-image homography of some of the coasters, trusting every corner.
 
     The corners are matched to the board by the coasters' centre, which is the board's centre
@@ -1440,34 +1450,42 @@ def _coaster_subset_homography(quads: dict[int, np.ndarray], spec: BoardSpec) ->
         error = float(np.mean(np.hypot(*(_apply_h(h, src) - dst).T)))
         if error < best_error:
             best, best_error = h, error
-    return best
+    # Two outlines bent by a hand or a piece fit some turn loosely, and that view is wild.
+    side_px = math.sqrt(abs(cv2.contourArea(dst_a.astype(np.float32))))
+    return best if best_error < config.coaster_pair_tolerance * side_px else None
 
 
 def _refit_to_agreeing_coasters(h: np.ndarray, quads: dict[int, np.ndarray], others: dict[int, list[np.ndarray]],
-                                spec: BoardSpec) -> np.ndarray | None:
+                                spec: BoardSpec, rounds: int = 3) -> np.ndarray | None:
     """The chosen view refitted to every coaster outline that lies where it puts a coaster.
 
     A view chosen from two coasters puts the other two roughly right; their outlines, where
-    they agree, pin it down over the whole board. None when fewer than two agree."""
-    side_px = math.sqrt(abs(cv2.contourArea(_apply_h(h, _coaster_corners(spec, 0)).astype(np.float32))))
-    tolerance = 0.12 * side_px
-    src, dst = [], []
-    for pos in range(4):
-        expected = _apply_h(h, _coaster_corners(spec, pos))
-        best, best_error = None, tolerance
-        for quad in ([quads[pos]] if pos in quads else []) + others.get(pos, []):
-            for turn in range(4):
-                for order in (quad, quad[::-1]):
-                    turned = np.roll(order, turn, axis=0)
-                    error = float(np.mean(np.hypot(*(turned - expected).T)))
-                    if error < best_error:
-                        best, best_error = turned, error
-        if best is not None:
-            src.append(_coaster_corners(spec, pos))
-            dst.append(best)
-    if len(src) < 2:
-        return None
-    refined, _ = cv2.findHomography(np.vstack(src), np.vstack(dst), 0)
+    they agree, pin it down over the whole board (each refit puts them closer, so it is
+    repeated). None when fewer than two agree."""
+    refined = None
+    for _ in range(rounds):
+        side_px = math.sqrt(abs(cv2.contourArea(_apply_h(h, _coaster_corners(spec, 0)).astype(np.float32))))
+        src, dst = [], []
+        for pos in range(4):
+            expected = _apply_h(h, _coaster_corners(spec, pos))
+            best, best_error = None, 0.12 * side_px
+            for quad in ([quads[pos]] if pos in quads else []) + others.get(pos, []):
+                for turn in range(4):
+                    for order in (quad, quad[::-1]):
+                        turned = np.roll(order, turn, axis=0)
+                        error = float(np.mean(np.hypot(*(turned - expected).T)))
+                        if error < best_error:
+                            best, best_error = turned, error
+            if best is not None:
+                src.append(_coaster_corners(spec, pos))
+                dst.append(best)
+        if len(src) < 2:
+            break
+        # A hand or piece bends an outline at one corner: the corners most agree on decide.
+        fitted, mask = cv2.findHomography(np.vstack(src), np.vstack(dst), cv2.RANSAC, 0.04 * side_px)
+        if fitted is None or mask.sum() < 6:
+            break
+        h = refined = fitted
     return refined
 
 
