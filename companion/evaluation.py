@@ -23,7 +23,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -45,6 +45,23 @@ def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     inter = ix * iy
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def match_by_box(truth_boxes: Sequence[Sequence[float]], seen_boxes: Sequence[Sequence[float]],
+                 min_iou: float = 0.5) -> list[int | None]:
+    """For each true box the index of the seen box that overlaps it most (None: missed), greedily
+    from the best overlap, each seen box used once and only at `min_iou` or more."""
+    pairs = sorted(((iou(tuple(t), tuple(s)), i, j) for i, t in enumerate(truth_boxes)
+                    for j, s in enumerate(seen_boxes)), reverse=True)
+    out: list[int | None] = [None] * len(truth_boxes)
+    used: set[int] = set()
+    for overlap, i, j in pairs:
+        if overlap < min_iou:
+            break
+        if out[i] is None and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
 
 
 def camera_tilt_deg(camera: dict[str, Any]) -> float:

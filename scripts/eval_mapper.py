@@ -10,6 +10,13 @@ pieces) and stack level are compared with the scene's truth; for IceTowers the w
 Stack levels are judged among the pieces of a stack a detector can see (`visible_levels`): with
 --render, a piece hidden inside a stack is not expected, and the pieces above it count one lower.
     python scripts/eval_mapper.py --dataset datasets/pieces-v1 --split test
+    python scripts/eval_mapper.py --dataset datasets/referee --split all --detector   # detector + mapper
+
+With --detector the trained detector (models/) looks at each rendered image within the board's
+true outline, as `companion eval` does, so the figures measure detector and mapper together but
+not the localisation. Each object at least half in view is matched to the observed piece whose
+box overlaps it most (IoU >= 0.5); one without a match counts as wrong ("missed"), and observed
+pieces matching nothing are counted as "extra".
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import cv2
 import numpy as np
 
+from companion.evaluation import look_closer, match_by_box
 from companion.pieces import Colour, Pyramid, Size
 from companion.scoring import Observation as ScoredTable, parse_observation, score_observation
 from companion.vision.mapper import Mapper, config_for, location_from_truth, truth_detections, truth_objects
@@ -60,16 +69,33 @@ def visible_levels(objects: list[dict]) -> dict[int, int | None]:
     return out
 
 
-def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict) -> None:
+def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, detect=None, frame=None) -> None:
     game = truth["game"]
     seats = SEATS.get(game, lambda t: 0)(truth)
     mapper = Mapper(game, config_for(game, seats))
-    observation = mapper.map(truth_detections(truth, noise, rng), location_from_truth(truth))
+    objects = truth_objects(truth)
     t = tally[game]
     t["scenes"] += 1
-    levels = visible_levels(truth_objects(truth))
-    for obj, seen in zip(truth_objects(truth), observation.pieces):
+    if detect is None:
+        observation = mapper.map(truth_detections(truth, noise, rng), location_from_truth(truth))
+        judged = list(zip(objects, observation.pieces))
+    else:
+        observation = mapper.map(look_closer(detect, frame, truth), location_from_truth(truth))
+        match = match_by_box([o["box_px"] for o in objects], [p.box for p in observation.pieces])
+        seen_for = [None if j is None else observation.pieces[j] for j in match]
+        t["extra"] += len(observation.pieces) - sum(j is not None for j in match)
+        judged = [(o, s) for o, s in zip(objects, seen_for) if o.get("visible_fraction", 0) >= 0.5]
+    levels = visible_levels(objects)
+    for obj, seen in judged:
         t["objects"] += 1
+        if seen is None:
+            t["missed"] += 1
+            t["pyramids"] += obj["kind"] == "pyramid"
+            t["lying"] += bool(obj.get("pose") == "lying" and obj.get("direction") and obj.get("nested_in") is None)
+            t["stacked"] += obj.get("level") is not None and obj["kind"] == "pyramid"
+            if len(t["examples"]) < 3:
+                t["examples"].append(f"seed {truth['seed']}: {obj.get('colour')}-{obj.get('size')} {obj['kind']} missed")
+            continue
         where_true = obj.get("cell") or obj.get("zone")
         if where_true in (None, "table", "board") and game != "icebomb-arena":
             where_true = None
@@ -97,6 +123,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict) -
         if not ok and len(t["examples"]) < 3:
             t["examples"].append(f"seed {truth['seed']}: {obj.get('colour')}-{obj.get('size')} {obj['kind']} "
                                  f"truth {where_true} L{obj.get('level')} {obj.get('direction')} -> "
+                                 f"{seen.colour and seen.colour.value}-{seen.size and int(seen.size)} "
                                  f"{seen.cell or seen.zone} L{seen.level} {seen.direction} {seen.unsure}")
     if game == "icetowers" and _whole_table_in_view(truth):
         # A score is only defined for a table the camera sees whole: pieces cut off by the frame's
@@ -119,8 +146,11 @@ def _whole_table_in_view(truth: dict) -> bool:
 
 def _truths(args) -> list[dict]:
     if args.dataset:
-        paths = sorted((Path(args.dataset) / "truth" / args.split).glob("*.json"))[: args.count]
-        return [json.loads(p.read_text()) for p in paths]
+        pattern = "*/*.json" if args.split == "all" else f"{args.split}/*.json"
+        paths = sorted((Path(args.dataset) / "truth").glob(pattern))[: args.count]
+        if not paths:
+            raise SystemExit(f"eval_mapper: no truth sidecars under {Path(args.dataset) / 'truth' / args.split}")
+        return [json.loads(p.read_text()) | {"_split": p.parent.name, "_name": p.stem} for p in paths]
     from companion.synth.labels import sidecar
     from companion.synth.scenes import GAMES, sample_scene
 
@@ -149,14 +179,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=480)
     parser.add_argument("--dataset", type=Path, help="read sidecars from a dataset instead of sampling")
-    parser.add_argument("--split", default="test")
+    parser.add_argument("--split", default="test", help='dataset split, or "all" for a test-only dataset')
+    parser.add_argument("--detector", action="store_true", help="detect with the trained model instead of the truth")
     parser.add_argument("--json", action="store_true", help="print the tally as JSON")
     args = parser.parse_args(argv)
     started = time.monotonic()
     tally: dict = defaultdict(lambda: defaultdict(int) | {"examples": []})
     rng = np.random.default_rng(args.seed)
+    detect = None
+    if args.detector:
+        if not args.dataset:
+            parser.error("--detector needs --dataset (rendered images to look at)")
+        from companion.recognize import model_detector
+
+        detect = model_detector()
     for truth in _truths(args):
-        evaluate(truth, args.noise, rng, tally)
+        frame = None
+        if detect is not None:
+            image = Path(args.dataset) / "images" / truth["_split"] / (truth["_name"] + ".jpg")
+            frame = cv2.imread(str(image))
+            if frame is None:
+                raise SystemExit(f"eval_mapper: cannot read {image}")
+        evaluate(truth, args.noise, rng, tally, detect, frame)
     if args.json:
         json.dump(tally, sys.stdout, indent=2, default=list)
         print()
@@ -165,13 +209,15 @@ def main(argv: list[str] | None = None) -> int:
     def pct(a: int, b: int) -> str:
         return f"{100 * a / b:6.2f}%" if b else "     -"
 
-    print(f"noise {args.noise} px, {time.monotonic() - started:.1f} s")
+    source = "trained detector" if detect else f"truth detections, noise {args.noise} px"
+    print(f"{source}, {time.monotonic() - started:.1f} s")
     print(f"{'game':15} {'scenes':>6} {'objects':>7} {'cell':>7} {'size':>7} {'colour':>7} {'dir':>7} "
-          f"{'level':>7} {'all ok':>7} {'unsure':>7} {'score':>7}")
+          f"{'level':>7} {'all ok':>7} {'unsure':>7} {'missed':>7} {'extra':>6} {'score':>7}")
     for game, t in tally.items():
         print(f"{game:15} {t['scenes']:>6} {t['objects']:>7} {pct(t['where'], t['objects'])} "
               f"{pct(t['size'], t['pyramids'])} {pct(t['colour'], t['pyramids'])} {pct(t['direction'], t['lying'])} "
               f"{pct(t['level'], t['stacked'])} {pct(t['all_right'], t['objects'])} {pct(t['unsure'], t['objects'])} "
+              f"{pct(t['missed'], t['objects'])} {t['extra']:>6} "
               f"{pct(t['exact_score'], t['tables'])}" + (f" of {t['tables']} tables wholly in view" if t["tables"] else ""))
     for game, t in tally.items():
         for example in t["examples"]:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from companion.evaluation import angle_diff, evaluate, snap
+from companion.evaluation import angle_diff, evaluate, match_by_box, snap
 from companion.pieces import Colour, Pose, Size
 from companion.vision.detection import Detection
 
@@ -106,3 +106,15 @@ def test_by_default_the_detector_looks_within_the_board_region_as_the_companion_
     assert seen == expected and any(s != (240, 320) for s in seen)
     with pytest.raises(ValueError, match="unknown look"):
         evaluate(lambda f: [], dataset, split="train", look="sideways")
+
+
+def test_true_boxes_are_matched_to_the_seen_box_overlapping_most_each_used_once():
+    truth = [(0, 0, 10, 10), (20, 0, 30, 10), (50, 50, 60, 60)]
+    seen = [(21, 0, 31, 10), (1, 0, 11, 10), (0, 1, 10, 11), (80, 80, 90, 90)]
+    # (0, 1, 10, 11) overlaps the first box as much as (1, 0, 11, 10) does: one of them wins and
+    # the other is left over; nothing overlaps the third box enough.
+    match = match_by_box(truth, seen)
+    assert match[0] in (1, 2) and match[1] == 0 and match[2] is None
+    twins = match_by_box(truth, [(0, 0, 10, 10)] * 2)
+    assert twins[0] in (0, 1) and twins[1:] == [None, None]  # the second twin is left over
+    assert match_by_box(truth, [(5, 0, 15, 10)]) == [None, None, None]  # IoU 1/3, under 0.5
