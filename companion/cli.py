@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", type=Path, default=models.DETECTOR_WEIGHTS)
     p.add_argument("--colour-model", type=Path, default=models.COLOUR_WEIGHTS)
     p.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
+    p.add_argument("--close-imgsz", type=int, default=models.DETECTOR_CLOSE_IMGSZ,
+                   help="input size of the close look at small pieces (0: never look closely)")
     p.add_argument("--limit", type=int, help="at most this many images")
     p.add_argument("--look", choices=("board", "whole"), default="board",
                    help="board: detect within the board's region as the companion does (default); "
@@ -117,9 +119,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print("companion eval: --map needs one split (train, val or test), not all", file=sys.stderr)
         return 2
     colour = ColourClassifier(args.colour_model) if args.colour_model.exists() else None
-    detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz), colour)
-    report = evaluate(detector.detect, args.dataset, split=args.split, limit=args.limit, look=args.look)
+    detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz,
+                                       close_imgsz=args.close_imgsz or args.imgsz), colour)
+    report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
+    report["imgsz"], report["close_imgsz"] = args.imgsz, args.close_imgsz or args.imgsz
     if args.map:
         report["map"] = ultralytics_map(args.model, args.dataset, args.split, args.imgsz)
     if args.json:

@@ -197,7 +197,7 @@ def load_detector(config: PipelineConfig) -> tuple[DetectFn, str | None]:
             warning = (f"colour model {config.colour_model} unusable ({exc}); colours are not read, "
                        "so every move needs confirming on the page")
     detector = Detector(DetectorConfig(weights=config.model, imgsz=config.imgsz, threads=config.threads), colour_of)
-    return detector.detect, warning
+    return detector, warning
 
 
 class StageTimes:

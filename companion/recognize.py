@@ -102,7 +102,7 @@ def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT
         from companion.vision.colour import ColourClassifier
 
         colour_of = ColourClassifier(Path(colours))
-    return Detector(DetectorConfig(weights=Path(weights)), colour_of).detect
+    return Detector(DetectorConfig(weights=Path(weights)), colour_of)
 
 
 def annotate(frame: np.ndarray, observation: Observation) -> np.ndarray:

@@ -3,6 +3,9 @@
 
     python scripts/bench_detector.py [--model models/pieces.pt] [--exported models/pieces_openvino_model]
                                      [--images datasets/pieces-v1/images/test] [--frames 60] [--json OUT]
+                                     [--imgsz 416 640]
+
+Each input size is timed: 416 is the detector's own, 640 its close look at small pieces.
 
 Frames are the given images, or by default the bundled demo's 1280x720 frames.
 Times cover our whole Detector.detect() call (pre-processing, inference, NMS, conversion to
@@ -54,11 +57,11 @@ def main() -> None:
     parser.add_argument("--exported", type=Path, default=Path("models/pieces_openvino_model"))
     parser.add_argument("--images", type=Path)
     parser.add_argument("--frames", type=int, default=60)
-    parser.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
+    parser.add_argument("--imgsz", type=int, nargs="+", default=[models.DETECTOR_IMGSZ, models.DETECTOR_CLOSE_IMGSZ])
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     frames = frames_from(args.images, args.frames)
-    results = [time_detector(w, frames, args.imgsz) for w in (args.model, args.exported) if w.exists()]
+    results = [time_detector(w, frames, size) for size in args.imgsz for w in (args.model, args.exported) if w.exists()]
     for r in results:
         print(f"{r['weights']:40} imgsz {r['imgsz']}: median {r['median_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms "
               f"over {r['frames']} frames")

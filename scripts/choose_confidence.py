@@ -32,7 +32,7 @@ def main() -> None:
     rows = []
     for threshold in (float(t) for t in args.thresholds.split(",")):
         config = DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ, confidence=threshold)
-        figures = evaluate(Detector(config, colour).detect, args.dataset, "val", args.limit)["all"]
+        figures = evaluate(Detector(config, colour), args.dataset, "val", args.limit)["all"]
         recall, precision = figures["recall_colour_and_size"], figures["precision_colour_and_size"]
         f1 = 2 * recall * precision / (recall + precision) if recall + precision else 0.0
         rows.append({"confidence": threshold, "recall": recall, "precision": precision, "f1": round(f1, 4),

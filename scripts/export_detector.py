@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Exports models/pieces.pt to OpenVINO (models/pieces_openvino_model/) for fast CPU inference.
 
-    python scripts/export_detector.py [--weights models/pieces.pt] [--imgsz 480]
+    python scripts/export_detector.py [--weights models/pieces.pt] [--imgsz 416]
 
 Also strips the optimizer state from the weights, so the committed file is only the model.
 """
@@ -25,8 +25,10 @@ def main() -> None:
     from ultralytics.utils.torch_utils import strip_optimizer
 
     strip_optimizer(str(args.weights))
+    # Dynamic input: the detector runs at 416 and, for a close look at small pieces, at 640
+    # (companion/vision/detect.py); a static export would answer both at the size it was made for.
     out = Path(ultralytics.YOLO(str(args.weights), task="pose").export(format="openvino", imgsz=args.imgsz,
-                                                                         half=False, dynamic=False))
+                                                                         half=False, dynamic=True))
     target = args.weights.with_name(args.weights.stem + "_openvino_model")
     if out.resolve() != target.resolve():
         shutil.rmtree(target, ignore_errors=True)

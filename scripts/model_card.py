@@ -59,7 +59,7 @@ def main() -> None:
     parser.add_argument("--referee-dataset", type=Path,
                         help="renders with the whole board in view (--referee-share 1), made only for testing")
     parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v2"))
-    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s3"))
+    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s4"))
     parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v2b"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--out", type=Path, default=models.MODELS_DIR / "MODEL_CARD.md")
@@ -68,10 +68,10 @@ def main() -> None:
 
     colour = ColourClassifier(models.COLOUR_WEIGHTS) if models.COLOUR_WEIGHTS.exists() else None
     detector = Detector(DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ), colour)
-    report = evaluate(detector.detect, args.dataset, "test", args.limit, look="board")
+    report = evaluate(detector, args.dataset, "test", args.limit, look="board")
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
-    closeup = evaluate(detector.detect, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
-    referee = evaluate(detector.detect, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
+    closeup = evaluate(detector, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
+    referee = evaluate(detector, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
     colours = colour_accuracy(models.COLOUR_WEIGHTS, args.crops) if colour and args.crops.exists() else None
     bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
                             str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
@@ -125,6 +125,9 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   It looks at the located board's region (the board outline plus a fifth of its size around it),
   not the whole frame, and on a bare table first at the whole frame, then again where the pieces
   are (`companion/vision/region.py`): two to three times the pixels per piece at the same cost.
+  Trained at {models.DETECTOR_IMGSZ} px, it looks at a board's region with a {models.DETECTOR_CLOSE_IMGSZ} px input (its "close
+  look", which finds small pieces far better), and at a bare table's pieces too when they are small
+  (docs/training.md); every figure below is measured that way.
 - `colours.pt`: YOLO11n-cls trained from scratch on 64x64 crops of pyramids; the ten standard colours.
 - Why two stages, how to train and continue: `docs/training.md`.
 
@@ -137,16 +140,22 @@ as an imperfect localisation would), or kept whole for a fifth of the items (a t
 Close-up views (pieces 15-50 cm away, 30-80 degrees from straight down, like photographs of them):
 `scripts/synth dataset datasets/closeup --count 1000 --seed 12 --games close-up --size 640x480 --scheme size-pose`,
 cropped into the same training set. No photograph was used for training.
-Whole board in view, as a referee's camera is set up (a test set only; nothing like it was trained on):
+Session 4 added 1,283 training crops of renders where half the cameras stand back to show the
+whole board: `scripts/synth dataset datasets/mix-s4 --count 1600 --seed 31 --size 1280x720 --scheme size-pose
+--referee-share 0.5`, `scripts/synth crops datasets/mix-s4 datasets/mix-s4-crops --size 480 --scheme size-pose --seed 5`,
+trained together with the crops above (`datasets/train-s4.yaml` lists both train folders; validation
+stays on `{args.crops_dataset}`'s).
+Whole board in view, as a referee's camera is set up (a test set only, seed 21, never trained on):
 `scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
 Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops}` and the same for the close-ups.
 
 ## Training
 - Detector: session 1 trained 15 epochs on whole 640x480 frames, then one epoch on the board crops
-  alone; session 2 continued 18 epochs (1.7 h) and session 3 more, each from the shipped weights, with
+  alone; session 2 continued 18 epochs (1.7 h) and session 3 23 more (1.9 h), each from the shipped weights, with
   `python scripts/train_detector.py --data {args.crops_dataset}/data.yaml --model models/pieces.pt --imgsz {models.DETECTOR_IMGSZ} --hours H --name NAME`
-  on 2 CPU cores shared with lighter jobs; the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
+  on 2 CPU cores shared with lighter jobs; session 4 the same with `--data datasets/train-s4.yaml --hours 1.75`;
+  the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; then
   `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 2 --name colours-v2` and
   `python scripts/train_colour.py {args.crops} --model runs/colour/colours-v2/weights/last.pt --epochs 8 --name {args.colour_run.name}`

@@ -62,10 +62,11 @@ def test_the_exported_copy_finds_what_the_pytorch_weights_find(frames):
     torch_model = Detector(DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ, confidence=0.3))
     exported = Detector(DetectorConfig(weights=models.DETECTOR_EXPORTED, imgsz=models.DETECTOR_IMGSZ, confidence=0.3))
     for frame in frames:
-        a, b = torch_model.detect(frame), exported.detect(frame)
-        # Confident detections must have a twin (same class, nearly the same box) in the other model.
-        for d in [d for d in a if d.confidence > 0.45]:
-            assert any(e.class_name == d.class_name and iou(d.box, e.box) > 0.8 for e in b), d
+        # At both input sizes: an export fixed at one size would answer the close look at that size.
+        for a, b in ((torch_model.detect(frame), exported.detect(frame)), (torch_model.closely(frame), exported.closely(frame))):
+            # Confident detections must have a twin (same class, nearly the same box) in the other model.
+            for d in [d for d in a if d.confidence > 0.45]:
+                assert any(e.class_name == d.class_name and iou(d.box, e.box) > 0.8 for e in b), d
 
 
 def test_companion_eval_reports_the_referee_figures_on_a_small_rendered_split(tmp_path, capsys):
@@ -82,3 +83,13 @@ def test_companion_eval_reports_the_referee_figures_on_a_small_rendered_split(tm
         value = report["all"][key]
         assert value is None or 0.0 <= value <= 1.0
     assert set(report["per_game"]) <= {"icebomb-arena", "icetowers", "zamboni-wars", "ice-arena", "space-arena"}
+
+
+def test_the_close_look_runs_the_network_at_the_larger_input_size(detector, frames, monkeypatch):
+    sizes = []
+    predict = detector._model.predict
+    monkeypatch.setattr(detector._model, "predict", lambda *a, **k: sizes.append(k["imgsz"]) or predict(*a, **k))
+    detector(frames[0])
+    found = detector.closely(frames[0])
+    assert sizes == [models.DETECTOR_IMGSZ, models.DETECTOR_CLOSE_IMGSZ]
+    assert all(isinstance(d, Detection) for d in found)

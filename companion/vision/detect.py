@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.models import DETECTOR_IMGSZ
+from companion.models import DETECTOR_CLOSE_IMGSZ, DETECTOR_IMGSZ
 from companion.pieces import Colour, Pose, Size
 from companion.vision.classes import PYRAMID, TOKENS
 from companion.vision.colour import ColourClassifier, crop_for_colour
@@ -31,12 +31,13 @@ class ModelError(RuntimeError):
 @dataclass(frozen=True)
 class DetectorConfig:
     weights: Path
-    imgsz: int = DETECTOR_IMGSZ  # the size the shipped model was trained (and exported) at
+    imgsz: int = DETECTOR_IMGSZ  # the size the shipped model was trained at
+    close_imgsz: int = DETECTOR_CLOSE_IMGSZ  # for `Detector.closely`: regions where the pieces are small
     # Chosen on the validation split by scripts/choose_confidence.py (scripts/model_card.py reports
-    # the test split): with session 3's model 0.35 has the best F1 (0.605; 0.25: 0.603 with 1.6
-    # instead of 0.77 false detections per image; 0.45: 0.590), and a phantom piece costs the
-    # referee more than a missed one, which the tracker's next calm frame can still bring.
-    confidence: float = 0.35
+    # the test split): with session 4's model and the close look, 0.45 has the best F1 (0.695;
+    # 0.35: 0.687 with 1.08 instead of 0.49 false detections per image; 0.5: 0.689), and a phantom
+    # piece costs the referee more than a missed one, which the tracker's next calm frame can bring.
+    confidence: float = 0.45
     iou: float = 0.6
     max_detections: int = 200
     threads: int = 2
@@ -80,13 +81,16 @@ class Detector:
     def class_names(self) -> dict[int, str]:
         return dict(self._names)
 
-    def detect(self, frame: np.ndarray) -> list[Detection]:
-        """Detections in a BGR frame, highest confidence first."""
+    def __call__(self, frame: np.ndarray) -> list[Detection]:
+        return self.detect(frame)
+
+    def detect(self, frame: np.ndarray, imgsz: int | None = None) -> list[Detection]:
+        """Detections in a BGR frame, highest confidence first (`imgsz`: the network's input size)."""
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError(f"expected a BGR image of shape (h, w, 3), got {frame.shape}")
         cfg = self.config
         with self._lock:
-            result = self._model.predict(frame, imgsz=cfg.imgsz, conf=cfg.confidence, iou=cfg.iou,
+            result = self._model.predict(frame, imgsz=imgsz or cfg.imgsz, conf=cfg.confidence, iou=cfg.iou,
                                          max_det=cfg.max_detections, device="cpu", verbose=False)[0]
             if not self._threads_set:
                 # Ultralytics sets torch to one thread on its first call; give it the cores back.
@@ -95,6 +99,11 @@ class Detector:
                 torch.set_num_threads(cfg.threads)
                 self._threads_set = True
         return self._convert(result, frame)
+
+    def closely(self, frame: np.ndarray) -> list[Detection]:
+        """Detections with the larger input size, for a region whose pieces are small (a whole
+        board in view): region.py looks there with this when the detector offers it."""
+        return self.detect(frame, self.config.close_imgsz)
 
     def _convert(self, result, frame: np.ndarray) -> list[Detection]:
         boxes = result.boxes

@@ -8,6 +8,11 @@ first pass on the whole frame finds where the pieces are, and a second pass look
 
 The detector is trained on such crops (`companion/synth/crops.py` makes them from full renders
 with the same `board_region`), so what it sees at run time matches what it learnt.
+
+A detector may also offer `detect.closely(frame)`: the same model with a larger input, which
+finds small pieces far better (a whole board in view, a table seen from a metre away) but big
+ones worse (a close-up). It is used on a board's region, and on the second look at a bare table
+when the first look found small pieces. A plain function has none, and is used throughout.
 """
 
 from __future__ import annotations
@@ -31,6 +36,11 @@ FOUND_MARGIN = 0.25
 MIN_PAD = 24
 # A second pass pays only when the crop is clearly smaller than the frame.
 ZOOM_WORTH_IT = 0.6
+# Pieces whose median larger side is under this share of the larger side of the region around
+# them are small: the detector's close look (when it has one) sees them better. On the test
+# renders, close-ups have a median of 0.12 (a quarter under 0.09) and IceTowers tables about 0.06
+# (a quarter over 0.08).
+SMALL_PIECE_SHARE = 0.08
 
 
 @dataclass(frozen=True)
@@ -99,22 +109,36 @@ def detect_in_region(detect: DetectFn, frame: np.ndarray, region: Region | None)
     return [shifted(d, region.x0, region.y0) for d in detect(crop)]
 
 
+def _closely(detect: DetectFn) -> DetectFn:
+    return getattr(detect, "closely", None) or detect
+
+
+def pieces_are_small(detections: Sequence[Detection], region: Region) -> bool:
+    """Whether the median piece's larger side is under SMALL_PIECE_SHARE of the region's."""
+    sides = [max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in detections]
+    return bool(sides) and float(np.median(sides)) < SMALL_PIECE_SHARE * max(region.width, region.height)
+
+
 def detect_zoomed(detect: DetectFn, frame: np.ndarray) -> list[Detection]:
-    """For a table without a board: find the pieces on the whole frame, then look again closely
-    where they are (when that is clearly smaller than the frame)."""
+    """For a table without a board: find the pieces on the whole frame, then look again where
+    they are (when that is clearly smaller than the frame, or the pieces are small), closely
+    when they are small."""
     first = detect(frame)
     if not first:
         return first
     corners = np.array([[d.box[0], d.box[1]] for d in first] + [[d.box[2], d.box[3]] for d in first])
     region = region_around(corners, frame.shape, FOUND_MARGIN, MIN_PAD)
-    if region is None or region.area_share(frame.shape) > ZOOM_WORTH_IT:
+    if region is None:
         return first
-    return detect_in_region(detect, frame, region)
+    small = pieces_are_small(first, region)
+    if region.area_share(frame.shape) > ZOOM_WORTH_IT and not (small and hasattr(detect, "closely")):
+        return first
+    return detect_in_region(_closely(detect) if small else detect, frame, region)
 
 
 def detect_near_board(detect: DetectFn, frame: np.ndarray, outline_px: np.ndarray | None) -> list[Detection]:
-    """Within the board's region when there is a board (its image outline), else zoomed in on
-    where the pieces are (a bare table, or a board not found)."""
+    """Within the board's region when there is a board (its image outline), closely when the
+    detector can; else zoomed in on where the pieces are (a bare table, or a board not found)."""
     if outline_px is None:
         return detect_zoomed(detect, frame)
-    return detect_in_region(detect, frame, board_region(outline_px, frame.shape))
+    return detect_in_region(_closely(detect), frame, board_region(outline_px, frame.shape))

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from companion.vision.detection import Detection
-from companion.vision.region import Region, board_region, detect_in_region, detect_zoomed, region_around
+from companion.vision.region import (Region, board_region, detect_in_region, detect_near_board, detect_zoomed,
+                                     region_around)
 
 
 def test_the_board_region_grows_the_outline_by_the_margin_and_stays_in_the_frame():
@@ -60,3 +61,49 @@ def test_a_bare_table_is_looked_at_twice_only_when_the_pieces_fill_little_of_it(
     detect = _Recorder()
     detect_zoomed(detect, spread)
     assert len(detect.shapes) == 1
+
+
+class _CloseRecorder(_Recorder):
+    """A stand-in detector with a close look, recording which look saw which image."""
+
+    def __init__(self, half_side: int = 3):
+        super().__init__()
+        self.looks = []
+        self.half_side = half_side
+
+    def __call__(self, frame):
+        self.looks.append("plain")
+        return self._found(frame)
+
+    def closely(self, frame):
+        self.looks.append("close")
+        return self._found(frame)
+
+    def _found(self, frame):
+        self.shapes.append(frame.shape[:2])
+        ys, xs = np.nonzero(frame[:, :, 0] > 200)
+        k = self.half_side
+        return [Detection(kind="pyramid", box=(float(x) - k, float(y) - k, float(x) + k, float(y) + k),
+                          confidence=0.9, class_name="L-upright") for x, y in zip(xs, ys)]
+
+
+def test_a_board_region_is_looked_at_closely_when_the_detector_can():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    frame[200, 300] = 255
+    outline = np.array([[200, 150], [400, 150], [400, 300], [200, 300]])
+    detect = _CloseRecorder()
+    found = detect_near_board(detect, frame, outline)
+    assert detect.looks == ["close"] and found[0].box == (297.0, 197.0, 303.0, 203.0)
+    plain = _Recorder()  # a plain function has no close look: it is used as it is
+    assert detect_near_board(plain, frame, outline)[0].box == found[0].box
+
+
+def test_a_bare_table_is_looked_at_again_closely_only_when_its_pieces_are_small():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    frame[100, 100] = frame[380, 540] = 255  # spread out: no zoom for the region's sake
+    small = _CloseRecorder(half_side=3)
+    detect_zoomed(small, frame)
+    assert small.looks == ["plain", "close"]
+    big = _CloseRecorder(half_side=60)  # pieces a fifth of the region: a close-up
+    detect_zoomed(big, frame)
+    assert big.looks == ["plain"]
