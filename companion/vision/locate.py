@@ -1390,7 +1390,7 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     if consensus is not None and scores[best] < scores[0] + config.coaster_switch_margin:
         best = 0
     h, agreement = hyps[best], scores[best]
-    refined = _refit_to_agreeing_coasters(h, quads, others, spec)
+    refined = _refit_to_agreeing_coasters(h, quads, others, spec, image.shape)
     if refined is not None:
         refined_agreement = _colour_agreement(refined, judge, spec)
         if refined_agreement >= agreement - config.coaster_switch_margin:
@@ -1444,24 +1444,29 @@ def _coaster_subset_homography(quads: dict[int, np.ndarray], spec: BoardSpec,
     best, best_error = None, math.inf
     for turn_a, turn_b in itertools.product(range(4), repeat=2):
         dst = np.vstack([np.roll(dst_a, turn_a, axis=0), np.roll(dst_b, turn_b, axis=0)])
-        h, _ = cv2.findHomography(src, dst, 0)
+        h = _fit_h(src, dst)  # the plain least-squares fit: sixteen of them per pair
         if h is None:
             continue
         error = float(np.mean(np.hypot(*(_apply_h(h, src) - dst).T)))
         if error < best_error:
-            best, best_error = h, error
+            best, best_error = dst, error
     # Two outlines bent by a hand or a piece fit some turn loosely, and that view is wild.
     side_px = math.sqrt(abs(cv2.contourArea(dst_a.astype(np.float32))))
-    return best if best_error < config.coaster_pair_tolerance * side_px else None
+    if best is None or best_error >= config.coaster_pair_tolerance * side_px:
+        return None
+    h, _ = cv2.findHomography(src, best, 0)
+    return h
 
 
 def _refit_to_agreeing_coasters(h: np.ndarray, quads: dict[int, np.ndarray], others: dict[int, list[np.ndarray]],
-                                spec: BoardSpec, rounds: int = 3) -> np.ndarray | None:
+                                spec: BoardSpec, shape: tuple[int, ...], rounds: int = 3) -> np.ndarray | None:
     """The chosen view refitted to every coaster outline that lies where it puts a coaster.
 
     A view chosen from two coasters puts the other two roughly right; their outlines, where
     they agree, pin it down over the whole board (each refit puts them closer, so it is
-    repeated). None when fewer than two agree."""
+    repeated). A corner on the picture's edge is where the picture cut the coaster, not its
+    corner, and is left out. None when fewer than two agree."""
+    gh, gw = shape[:2]
     refined = None
     for _ in range(rounds):
         side_px = math.sqrt(abs(cv2.contourArea(_apply_h(h, _coaster_corners(spec, 0)).astype(np.float32))))
@@ -1477,9 +1482,10 @@ def _refit_to_agreeing_coasters(h: np.ndarray, quads: dict[int, np.ndarray], oth
                         if error < best_error:
                             best, best_error = turned, error
             if best is not None:
-                src.append(_coaster_corners(spec, pos))
-                dst.append(best)
-        if len(src) < 2:
+                inside = ((best[:, 0] > 2) & (best[:, 0] < gw - 3) & (best[:, 1] > 2) & (best[:, 1] < gh - 3))
+                src.append(_coaster_corners(spec, pos)[inside])
+                dst.append(best[inside])
+        if sum(len(corners) for corners in src) < 6:
             break
         # A hand or piece bends an outline at one corner: the corners most agree on decide.
         fitted, mask = cv2.findHomography(np.vstack(src), np.vstack(dst), cv2.RANSAC, 0.04 * side_px)
