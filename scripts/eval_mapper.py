@@ -33,7 +33,7 @@ import numpy as np
 
 from companion.evaluation import look_closer, match_by_box
 from companion.pieces import Colour, Pyramid, Size
-from companion.scoring import Observation as ScoredTable, parse_observation, score_observation
+from companion.scoring import Observation as ScoredTable, ObservationError, parse_observation, score_observation
 from companion.vision.mapper import Mapper, config_for, location_from_truth, truth_detections, truth_objects
 from companion.vision.observation import icetowers_position
 
@@ -129,7 +129,10 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
         # A score is only defined for a table the camera sees whole: pieces cut off by the frame's
         # edge are not judged here (pieces hidden inside towers are: that is the mapper's problem).
         t["tables"] += 1
-        seen_scores = _scores(parse_observation(icetowers_position(observation)))
+        try:
+            seen_scores = _scores(parse_observation(icetowers_position(observation)))
+        except ObservationError:  # nothing seen on the table: no scores at all
+            seen_scores = {}
         t["exact_score"] += seen_scores == true_icetowers_scores(truth)
 
 
