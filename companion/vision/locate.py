@@ -1464,8 +1464,9 @@ def _refit_to_agreeing_coasters(h: np.ndarray, quads: dict[int, np.ndarray], oth
 
     A view chosen from two coasters puts the other two roughly right; their outlines, where
     they agree, pin it down over the whole board (each refit puts them closer, so it is
-    repeated). A corner on the picture's edge is where the picture cut the coaster, not its
-    corner, and is left out. None when fewer than two agree."""
+    repeated). An outline agrees when its corners lie on average within an eighth of a coaster's
+    side of where the view puts them; a corner on the picture's edge is where the picture cut the
+    coaster, not its corner, and is left out. None when fewer than six corners agree."""
     gh, gw = shape[:2]
     refined = None
     for _ in range(rounds):
