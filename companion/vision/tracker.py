@@ -4,8 +4,11 @@ A frame counts as calm when little changed over the board since the previous fra
 over the board, a piece being slid, the camera knocked: all are motion), and when no hand or arm is
 in view: a hand held still is calm but hides pieces, so each calm frame is also compared with the
 frame of the last stable position, and a large new patch of skin colour, or a large changed blob
-reaching the frame's edge (an arm, sleeve and all), is a hand. Only calm frames are observed (the detector is not run on the others), and a position is stable once `calm_frames`
-observations in a row agree. When a stable position differs from the last stable one, the tracker
+reaching the frame's edge (an arm, sleeve and all), is a hand. Only calm frames are observed (the
+detector is not run on the others). A real webcam's noise makes a detector miss a piece now and
+then, or see one that is not there, so observations are not required to agree exactly: the
+position is what a majority of the last few calm observations show (`consensus`), and it is stable
+once that majority view has stayed the same for `calm_frames` observations in a row. When a stable position differs from the last stable one, the tracker
 reports a `Change` (before, after, and what appeared and vanished) for the referee to explain;
 nothing is ever reported while something moves. Vision code: no rules here.
 """
@@ -27,7 +30,10 @@ class TrackerConfig:
     """Thresholds of the tracker.
 
     Attributes:
-        calm_frames: observations in a row that must agree before a position is stable.
+        calm_frames: calm observations in a row over which the majority view must stay the same
+            before a position is stable.
+        vote_window: how many of the latest calm observations vote on the position (a piece
+            missed in one of three frames still counts as there).
         motion_threshold: mean absolute grey-level change (0-255) over the watched region
             above which a frame is in motion.
         motion_pixels: share of the watched region's pixels that may change by more than
@@ -45,6 +51,7 @@ class TrackerConfig:
     """
 
     calm_frames: int = 3
+    vote_window: int = 5
     motion_threshold: float = 4.0
     motion_pixels: float = 0.01
     pixel_threshold: int = 30
@@ -112,7 +119,9 @@ class Tracker:
     status: TrackerStatus = field(default_factory=TrackerStatus)
     _previous: np.ndarray | None = None
     _mask: np.ndarray | None = None
-    _candidates: list[Observation] = field(default_factory=list)
+    _candidates: list[Observation] = field(default_factory=list)  # the latest calm observations
+    _view: Counter | None = None  # their majority view, and for how many observations it has held
+    _view_run: int = 0
     _reference: tuple[np.ndarray, np.ndarray] | None = None  # (grey, skin) at the last stable position
     _colour: np.ndarray | None = None
     _hand_frames: int = 0
@@ -183,45 +192,71 @@ class Tracker:
         st.motion = self.motion(frame)
         if st.motion > 1.0:
             st.state, st.calm = "motion", 0
-            self._candidates.clear()
+            self._forget_candidates()
             return None
         if self.hand_in_view():
             self._hand_frames += 1
             if self._hand_frames <= self.config.hand_patience:
                 st.state, st.calm = "hand", 0
-                self._candidates.clear()
+                self._forget_candidates()
                 return None
             self._set_reference()  # a lasting change of light, not a hand: the new normal
         self._hand_frames = 0
         observation = observe()
-        if self._candidates and position_key(self._candidates[-1]) != position_key(observation):
-            self._candidates.clear()
         self._candidates.append(observation)
-        st.calm = len(self._candidates)
-        if st.calm < self.config.calm_frames:
+        del self._candidates[:-max(1, self.config.vote_window)]
+        view = consensus([position_key(o) for o in self._candidates])
+        if view == self._view:
+            self._view_run += 1
+        else:
+            self._view, self._view_run = view, 1
+        st.calm = self._view_run
+        # The stable observation must be one really seen (its pixels and confidences belong together):
+        # the latest whose pieces are exactly the majority view.
+        seen = next((o for o in reversed(self._candidates) if position_key(o) == view), None)
+        if st.calm < self.config.calm_frames or seen is None:
             st.state = "settling"
             return None
         st.state = "stable"
         self._set_reference()
-        if self.stable is not None and position_key(self.stable) == position_key(observation):
+        if self.stable is not None and position_key(self.stable) == view:
             return None
-        before, self.stable = self.stable, observation
+        before, self.stable = self.stable, seen
         if before is None:
             return None  # the first stable position is the start, not a move
-        return diff(before, observation, st.frame)
+        return diff(before, seen, st.frame)
 
     def reset(self, stable: Observation | None = None) -> None:
         """Forgets the history (after a correction on the page), optionally with a new stable position."""
         self.stable = stable
-        self._candidates.clear()
+        self._forget_candidates()
         self._previous = None
         self._reference = None
         self._hand_frames = 0
+
+    def _forget_candidates(self) -> None:
+        self._candidates.clear()
+        self._view, self._view_run = None, 0
 
     def _set_reference(self) -> None:
         if self._previous is not None:
             skin = skin_mask(self._colour) if self._colour is not None else np.zeros(self._previous.shape, bool)
             self._reference = (self._previous, skin)
+
+
+def consensus(keys: list[Counter]) -> Counter:
+    """The majority view of several observations' position keys.
+
+    An item is in it as many times as more than half of the observations show it at least that
+    many times (two red pawns seen in three frames out of five, one in the other two: two).
+    """
+    need = len(keys) // 2 + 1
+    view: Counter = Counter()
+    for item in set().union(*keys) if keys else ():
+        counts = sorted((key[item] for key in keys), reverse=True)
+        if counts[need - 1] > 0:
+            view[item] = counts[need - 1]
+    return view
 
 
 def skin_mask(bgr: np.ndarray) -> np.ndarray:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from companion.pieces import Colour, Pose, Size
 from companion.vision.observation import Observation, SeenPiece
-from companion.vision.tracker import Tracker, TrackerConfig, diff, item_text
+from companion.vision.tracker import Tracker, TrackerConfig, consensus, diff, item_text, position_key
 
 
 def _obs(*cells: str) -> Observation:
@@ -24,9 +26,39 @@ def test_a_change_is_reported_once_after_enough_calm_frames():
     tracker = Tracker(TrackerConfig(calm_frames=3))
     events = [tracker.update(_frame(), lambda: _obs("a1")) for _ in range(4)]
     assert events == [None] * 4 and tracker.stable is not None
-    events = [tracker.update(_frame(), lambda: _obs("a2")) for _ in range(5)]
-    assert [e is not None for e in events] == [False, False, True, False, False]
-    assert events[2].appeared == ("pawn @a2",) and events[2].vanished == ("pawn @a1",)
+    tracker.update(_frame(patch=220), lambda: _obs("hand"))  # the move: something moved
+    events = [tracker.update(_frame(), lambda: _obs("a2")) for _ in range(6)]
+    # The first frame still differs from the moving one; then three calm observations.
+    assert [e is not None for e in events] == [False, False, False, True, False, False]
+    assert events[3].appeared == ("pawn @a2",) and events[3].vanished == ("pawn @a1",)
+
+
+def test_a_piece_missed_in_one_frame_out_of_three_is_still_there():
+    tracker = Tracker(TrackerConfig(calm_frames=3))
+    for _ in range(3):
+        tracker.update(_frame(), lambda: _obs("a1", "b1"))
+    tracker.update(_frame(patch=220), lambda: _obs())
+    seen = [("a1", "b1", "c1"), ("a1", "b1", "c1"), ("a1", "c1"), ("a1", "b1", "c1"), ("b1", "c1")]
+    events = [tracker.update(_frame(), lambda cells=cells: _obs(*cells)) for cells in [seen[0]] + seen]
+    changes = [e for e in events if e is not None]
+    assert len(changes) == 1 and changes[0].appeared == ("pawn @c1",) and changes[0].vanished == ()
+    assert position_key(tracker.stable) == position_key(_obs("a1", "b1", "c1"))
+
+
+def test_a_piece_seen_in_one_frame_only_is_not_a_move():
+    tracker = Tracker(TrackerConfig(calm_frames=3))
+    seen = [("a1",), ("a1",), ("a1", "h8"), ("a1",), ("a1",), ("a1",)]
+    events = [tracker.update(_frame(), lambda cells=cells: _obs(*cells)) for cells in seen]
+    assert events == [None] * len(seen)
+    assert position_key(tracker.stable) == position_key(_obs("a1"))
+
+
+def test_the_majority_view_counts_repeated_pieces():
+    keys = [Counter({"pawn @a1": 2}), Counter({"pawn @a1": 2, "bead @b2": 1}), Counter({"pawn @a1": 1}),
+            Counter({"pawn @a1": 2, "bead @b2": 1}), Counter()]
+    assert consensus(keys) == Counter({"pawn @a1": 2})
+    assert consensus(keys[:2]) == Counter({"pawn @a1": 2})
+    assert consensus([]) == Counter()
 
 
 def test_frames_in_motion_are_not_observed_and_reset_the_calm_count():
