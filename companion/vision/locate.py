@@ -121,6 +121,10 @@ class LocateConfig:
     """Light-cell cues: a cell must be this much lighter (grey levels) than the lines around it."""
     hex_min_cellness: float = 0.5
     """Share of a cell's six sides that must show a line for the cell to count as on the board."""
+    hex_side_points: int = 2
+    """A cell's side shows a line when this many of three points along it (its middle and either
+    side) are on a line: a stray line crossing the side (wood grain, a patterned cloth beyond the
+    board's edge) touches one of them; a cell's own side runs through all three."""
     aruco_dictionary: int = cv2.aruco.DICT_4X4_50
     lock_scale: float = 0.25
     lock_max_shift_cells: float = 0.12
@@ -1082,6 +1086,8 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
     if hf is None:
         raise BoardNotFound("no-board", "the hex lattice could not be fitted")
     inl = mask.ravel().astype(bool)
+    if inl.sum() < 4:
+        raise BoardNotFound("no-board", f"only {int(inl.sum())} hex cells agree on one view")
     hexagon = np.array([(spec.hex_mm * 0.93 * math.cos(math.radians(30 + 60 * i)),
                          spec.hex_mm * 0.93 * math.sin(math.radians(30 + 60 * i))) for i in range(6)])
     cue_img = img[inside][inl] / scale
@@ -1146,7 +1152,8 @@ def _hex_board_from_line_cues(gray: np.ndarray, scale: float, spec: BoardSpec, c
     plane = HEX_LATTICE.plane(pos)
     neighbours = HEX_LATTICE.plane(HEX_LATTICE.steps.astype(float))
     along = np.stack([-neighbours[:, 1], neighbours[:, 0]], 1) / SQRT3
-    # Three points along each side (its middle and either side of it), half-way to each neighbour.
+    # Three points along each side (its middle and either side of it), half-way to each neighbour;
+    # the side shows a line when `hex_side_points` of them are on one.
     offsets = (0.5 * neighbours[:, None, :] + np.array([-0.3, 0.0, 0.3])[None, :, None] * along[:, None, :])
     side_px = _apply_h(h, (plane[:, None, :] + offsets.reshape(1, -1, 2)).reshape(-1, 2))
     strength = cv2.dilate(line_strength, np.ones((3, 3), np.uint8))
@@ -1157,7 +1164,7 @@ def _hex_board_from_line_cues(gray: np.ndarray, scale: float, spec: BoardSpec, c
     ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
     hit = np.zeros(len(xy), bool)
     hit[ok] = on_line[xy[ok, 1], xy[ok, 0]]
-    sides = hit.reshape(len(pos), 6, 3).any(2).mean(1)
+    sides = (hit.reshape(len(pos), 6, 3).sum(2) >= config.hex_side_points).mean(1)
     cellness = np.where(sides >= config.hex_min_cellness, sides, 0.0)
     return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total)
 

@@ -280,7 +280,7 @@ def test_clean_board_is_located_precisely(name):
 # the board's side. The issue asks for >= 99.5 % found and a mean error <= 1 %; the hex finder
 # does not reach that yet (see docs/calibration.md), and a table's "side" is its 50 mm marker.
 RATE_LIMITS = {"chess": (1, 0.02, 0.01), "chess-6x6": (1, 0.02, 0.01), "chess-8x4": (1, 0.02, 0.01),
-               "coasters": (1, 0.02, 0.01), "hex": (5, 0.02, 0.01), "table": (1, 0.03, 0.02)}
+               "coasters": (1, 0.02, 0.01), "hex": (1, 0.02, 0.01), "table": (1, 0.03, 0.02)}
 
 
 @pytest.mark.parametrize("name", list(RATE_LIMITS))
@@ -521,10 +521,12 @@ def _spec_from_sidecar(truth: dict) -> BoardSpec:
 # saturated pieces of their colour) and 5027 failed before other regions of a coaster's colour
 # were offered to the colour judge and a table of that colour was kept out of it; zamboni-wars
 # 7021 (a wood table in the yellow band, a navy card taken for the blue coaster: only the red and
-# green coasters, side by side, were right) before a pair's corners were matched by trying turns.
+# green coasters, side by side, were right) before a pair's corners were matched by trying turns;
+# ice-arena 6003 and 6006 (wood grain beyond the board's edge taken for cell sides, the board put
+# a ring off) before a side needed two of its three points on a line.
 RENDERED_SEEDS = {"icebomb-arena": (5001, 5021, 5033, 5090), "space-arena": (5009, 5028, 5038),
                   "zamboni-wars": (5001, 5003, 5009), "ice-arena": (5000, 5003, 5004)}
-REFEREE_SEEDS = {"ice-arena": (5006, 5012, 5016), "zamboni-wars": (5014, 5016, 5027, 7021)}
+REFEREE_SEEDS = {"ice-arena": (5006, 5012, 5016, 6003, 6006), "zamboni-wars": (5014, 5016, 5027, 7021)}
 
 
 @pytest.mark.parametrize("game, seed, framing", [(g, s, "free") for g, seeds in RENDERED_SEEDS.items() for s in seeds]
