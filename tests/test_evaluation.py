@@ -118,3 +118,29 @@ def test_true_boxes_are_matched_to_the_seen_box_overlapping_most_each_used_once(
     twins = match_by_box(truth, [(0, 0, 10, 10)] * 2)
     assert twins[0] in (0, 1) and twins[1:] == [None, None]  # the second twin is left over
     assert match_by_box(truth, [(5, 0, 15, 10)]) == [None, None, None]  # IoU 1/3, under 0.5
+
+
+def _eval_mapper():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "eval_mapper.py"
+    spec = importlib.util.spec_from_file_location("eval_mapper", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_icetowers_scores_as_a_picture_shows_them_leave_out_pieces_hidden_inside_towers():
+    eval_mapper = _eval_mapper()
+
+    def pyramid(colour, size, visible, stack=None, level=None):
+        return {"kind": "pyramid", "colour": colour, "size": size, "box_px": [0, 0, 10, 10],
+                "visible_fraction": visible, "stack": stack, "level": level}
+
+    truth = {"state": {"towers": [{"pieces": ["black-M", "purple-S", "purple-S"]}, {"pieces": ["red-L"]}]},
+             "objects": [pyramid("black", "M", 0.5, 0, 0), pyramid("purple", "S", 0.1, 0, 1),
+                         pyramid("purple", "S", 1.0, 0, 2), pyramid("red", "L", 1.0)]}
+    # Seen: purple-S on black-M (purple controls 2 + 1 pips) and a lone red-L (3).
+    assert eval_mapper.visible_icetowers_scores(truth) == {"purple": 3, "red": 3}
+    assert eval_mapper.true_icetowers_scores(truth) != eval_mapper.visible_icetowers_scores(truth)
