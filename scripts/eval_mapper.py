@@ -127,7 +127,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
         where_true = obj.get("cell") or obj.get("zone")
         if where_true in (None, "table", "board") and game != "icebomb-arena":
             where_true = None
-        where_ok = where_true is None or where_true == (seen.cell or seen.zone)
+        where_ok = where_true is None or where_true == seen.where
         t["where"] += where_ok
         ok = where_ok
         t["unsure"] += bool(seen.unsure)

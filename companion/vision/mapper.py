@@ -196,7 +196,9 @@ class Mapper:
         cell, margin = self.cell_of(spec, ground)
         zone = None
         if cell is None:
-            zone = self.zone_of(location, ground)
+            # Seat zones hold what a seat shows of its plan, which is pyramids; a die or a spare
+            # pawn beside the board is on the table, nobody's.
+            zone = self.zone_of(location, ground) if piece.is_pyramid else None
         elif margin < self.config.border_fraction:
             unsure.append(f"near the border of {cell}")
         return replace(piece, cell=cell, zone=zone, table_mm=(float(ground[0]), float(ground[1])))

@@ -84,6 +84,19 @@ def test_revealed_plans_beside_the_board_go_to_their_seats_zone():
     assert checked > 10
 
 
+def test_tokens_beside_the_board_are_on_the_table_not_in_a_seat_zone():
+    checked = 0
+    for seed in range(40):
+        truth = _truth("icebomb-arena", seed)
+        seats = len(truth["state"]["players"])
+        obs = Mapper("icebomb-arena", MapperConfig(seats=seats)).map(truth_detections(truth), location_from_truth(truth))
+        for obj, seen in zip(truth_objects(truth), obs.pieces):
+            if obj["kind"] != "pyramid" and obj.get("zone") == "table":
+                assert seen.cell is None and seen.zone is None and seen.where == "table"
+                checked += 1
+    assert checked >= 2
+
+
 def test_a_larger_piece_rests_lower_on_a_smaller_ones_axis_and_the_rise_follows_the_sizes():
     assert stack_rise(Size.LARGE, Size.LARGE) < stack_rise(Size.LARGE, Size.MEDIUM) < stack_rise(Size.LARGE, Size.SMALL)
     assert stack_rise(Size.LARGE, Size.SMALL) < 44.5
