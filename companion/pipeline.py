@@ -632,7 +632,8 @@ class CameraFeed:
                 seen = str(change) if change is not None else "the table when the camera started"
                 fixes = [e.text for e in verdict.alternatives if len(e.actions) == 1 and e.distance < 2][:3]
                 kind = "misread" if verdict.text.startswith("ambiguous") or observation.unsure else "illegal"
-                session.add_verdict(kind, seen, verdict.text, fixes, source="camera", observation=record)
+                session.add_verdict(kind, seen, verdict.text, fixes, source="camera", observation=record,
+                                    supersede=True)
                 self.stats.counts["verdicts"] += 1
                 return
             except IllegalActionError:

@@ -325,19 +325,28 @@ class GameSession:
         return dropped_text
 
     def add_verdict(self, kind: str, seen: str, reason: str, fixes: Sequence[str] = (), *,
-                    source: str = "camera", observation: Any = None) -> int:
+                    source: str = "camera", observation: Any = None, supersede: bool = False) -> int:
         """Records what was seen and could not be applied; returns the verdict's id.
 
         `observation` (JSON data) is kept with it and shown on the page: a camera
         `Observation.to_json()`, or an object holding one under "observation" and
         optionally the referee's "expected" items ('pawn @c3', 'red-L N @d4').
+
+        With `supersede`, the open verdicts from the same source about the same position of the
+        game (no action since) are closed by this one: the camera's latest view of a table that
+        does not match replaces its earlier ones, so the page shows one problem, not a pile.
+        The journal keeps them all.
         """
         if kind not in VERDICT_KINDS:
             raise SessionError(f"verdict kind {kind!r} (expected one of {', '.join(VERDICT_KINDS)})")
         with self._lock:
+            at = len(self._actions)
             entry = self._write("verdict", action=seen, source=source, observation=observation,
-                                detail={"kind": kind, "reason": reason, "fixes": list(fixes),
-                                        "at": len(self._actions)})
+                                detail={"kind": kind, "reason": reason, "fixes": list(fixes), "at": at})
+            if supersede:
+                for old in [v for v in self._verdicts if v.source == source and v.at == at]:
+                    self._write("resolve", target=old.id, source=source, detail={"superseded_by": entry.seq})
+                    self._verdicts.remove(old)
             self._verdicts.append(self._verdict_item(entry))
         self._changed()
         return entry.seq

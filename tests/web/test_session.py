@@ -126,6 +126,21 @@ def test_verdicts_open_fix_and_dismiss(session, tmp_path):
         session.resolve_verdict(other)
 
 
+def test_a_cameras_new_verdict_about_the_same_position_replaces_its_open_ones(session, tmp_path):
+    manual = session.add_verdict("illegal", "P1 bid LLL", "too many pyramids", source="manual")
+    first = session.add_verdict("misread", "+[pawn @e4]", "expected nothing", supersede=True)
+    second = session.add_verdict("misread", "+[pawn @e4, pawn @e8]", "expected nothing", supersede=True)
+    assert [v.id for v in session.snapshot().verdicts] == [manual, second]
+    session.apply("P1 bid -")  # the game moves on: a verdict about the new position is a new problem
+    third = session.add_verdict("misread", "+[bead @d4]", "expected P2's bid", supersede=True)
+    assert [v.id for v in session.snapshot().verdicts] == [manual, second, third]
+    again = GameSession.resume(tmp_path)
+    assert [v.id for v in again.snapshot().verdicts] == [manual, second, third]
+    closed = [e for e in again._journal.entries() if e.kind == "resolve"]
+    assert [(e.target, e.detail) for e in closed] == [(first, {"superseded_by": second})]
+    again.close()
+
+
 def test_roll_draws_from_the_seed_only_at_chance_nodes(tmp_path):
     s = GameSession.create(tmp_path, RecordHeader("zamboni-wars", ("Ann", "Bob"), seed=1))
     assert s.snapshot().state.current_player() >= 0 or s.snapshot().state.is_chance_node()
