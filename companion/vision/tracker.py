@@ -8,9 +8,10 @@ reaching the frame's edge (an arm, sleeve and all), is a hand. Only calm frames 
 detector is not run on the others). A real webcam's noise makes a detector miss a piece now and
 then, or see one that is not there, so observations are not required to agree exactly: the
 position is what a majority of the last few calm observations show (`consensus`), and it is stable
-once that majority view has stayed the same for `calm_frames` observations in a row. When a stable position differs from the last stable one, the tracker
-reports a `Change` (before, after, and what appeared and vanished) for the referee to explain;
-nothing is ever reported while something moves. Vision code: no rules here.
+once that majority view has stayed the same for `calm_frames` observations in a row. When a stable
+position differs from the last stable one, the tracker reports a `Change` (before, after, and what
+appeared and vanished) for the referee to explain; nothing is ever reported while something moves.
+Vision code: no rules here.
 """
 
 from __future__ import annotations
