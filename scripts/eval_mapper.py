@@ -74,6 +74,8 @@ def visible_icetowers_scores(truth: dict, min_visible: float = 0.15) -> dict[str
             free += members
         else:
             towers.append([[o["colour"], o["size"]] for o in sorted(members, key=lambda o: o["level"])])
+    if not towers and not free:
+        return {}  # nothing in view: as an empty observation is scored below
     return _scores(parse_observation({"game": "icetowers", "towers": towers,
                                       "free": [[o["colour"], o["size"]] for o in free]}))
 
