@@ -71,29 +71,30 @@ def test_seats_run_clockwise_from_the_south():
     assert seat_bearings(4) == (180.0, 270.0, 0.0, 90.0)
 
 
-def test_revealed_plans_beside_the_board_go_to_their_seats_zone():
-    checked = 0
-    for seed in range(5):
+def _icebomb_pairs(seeds: range):
+    """(truth object, mapped piece) of Icebomb Arena scenes, with their seats' zones."""
+    for seed in seeds:
         truth = _truth("icebomb-arena", seed)
         seats = len(truth["state"]["players"])
         obs = Mapper("icebomb-arena", MapperConfig(seats=seats)).map(truth_detections(truth), location_from_truth(truth))
-        for obj, seen in zip(truth_objects(truth), obs.pieces):
-            if obj.get("zone", "").startswith("P"):
-                assert seen.cell is None and seen.zone == obj["zone"]
-                checked += 1
+        yield from zip(truth_objects(truth), obs.pieces)
+
+
+def test_revealed_plans_beside_the_board_go_to_their_seats_zone():
+    checked = 0
+    for obj, seen in _icebomb_pairs(range(5)):
+        if obj.get("zone", "").startswith("P"):
+            assert seen.cell is None and seen.zone == obj["zone"]
+            checked += 1
     assert checked > 10
 
 
 def test_tokens_beside_the_board_are_on_the_table_not_in_a_seat_zone():
     checked = 0
-    for seed in range(40):
-        truth = _truth("icebomb-arena", seed)
-        seats = len(truth["state"]["players"])
-        obs = Mapper("icebomb-arena", MapperConfig(seats=seats)).map(truth_detections(truth), location_from_truth(truth))
-        for obj, seen in zip(truth_objects(truth), obs.pieces):
-            if obj["kind"] != "pyramid" and obj.get("zone") == "table":
-                assert seen.cell is None and seen.zone is None and seen.where == "table"
-                checked += 1
+    for obj, seen in _icebomb_pairs(range(40)):
+        if obj["kind"] != "pyramid" and obj.get("zone") == "table":
+            assert seen.cell is None and seen.zone is None and seen.where == "table"
+            checked += 1
     assert checked >= 2
 
 
