@@ -45,6 +45,7 @@ from companion.pieces import Colour
 from companion.records import read_record
 from companion.session import GameSession, SessionError, SessionHub, SourceError
 from companion.sources import Frame, FrameSource, open_source
+from companion.vision.change import changed_cells
 from companion.vision.calibrate import CalibrationError, Undistorter, load_intrinsics
 from companion.vision.detection import Detection
 from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator, board_outline
@@ -320,6 +321,9 @@ class _GameContext:
     """The stable position last seen when the table and the game agreed (the referee reads
     moves from the change since it); valid only while the game's state is `baseline_state`."""
     baseline_state: str | None = None
+    baseline_picture: np.ndarray | None = None
+    """The frame `baseline` was read from (None after the board moved): where the picture changed
+    since then is the referee's second cue when the detector misses a piece."""
 
 
 class CameraFeed:
@@ -535,20 +539,27 @@ class CameraFeed:
             self.tracker = Tracker(self.config.tracker, region=_watched_region(location, image.shape),
                                    stable=self.tracker.stable)
             self._detected_thumb = None
+            context.baseline_picture = None  # pictures from another board lock do not line up
             if status.state == "moved":
                 context.session.note(f"camera: the board moved by {status.shift_px:.0f} px and was located again")
         if self._detect is None:
             self._push(hub, image, location, [], "manual mode")
             return
-        stable_before = self.tracker.stable
+        stable_before, settled_before = self.tracker.stable, self.tracker.settle_count
         change = self.tracker.update(image, lambda: self._observe(image, location, context, frame.name))
         t = self.stats.add("track", t)
         stable = self.tracker.stable
+        if (stable is not None and stable is stable_before and self.tracker.settle_count != settled_before
+                and context.adapter is not None):
+            # The same position settled again after a hand came and went: a move the detector
+            # missed may still show in the picture.
+            self._judge_picture_only(hub, context, self.tracker.settled, image, location)
+            self.stats.add("referee", t)
         if stable is not None and stable is not stable_before:
             self.last_stable_at = time.perf_counter()
             self.stats.counts["stable_positions"] += 1
             if context.adapter is not None:
-                self._judge(hub, context, stable, change)
+                self._judge(hub, context, stable, change, image, location)
             self.stats.add("referee", t)
             if self.on_stable is not None:
                 self.on_stable(stable, self.last_stable_at)
@@ -601,7 +612,8 @@ class CameraFeed:
 
     # --- the referee --------------------------------------------------------------------------
 
-    def _judge(self, hub: SessionHub, context: _GameContext, observation: Observation, change) -> None:
+    def _judge(self, hub: SessionHub, context: _GameContext, observation: Observation, change,
+               image: np.ndarray, location: BoardLocation) -> None:
         """Explains a new stable position by legal actions, or records a verdict; never raises."""
         from companion.referee import Referee
 
@@ -614,20 +626,25 @@ class CameraFeed:
             record["expected"] = sorted(context.adapter.expected(state).elements())
             key = _state_key(state)
             baseline = context.baseline if context.baseline_state == key else None
-            verdict = Referee(context.adapter, state).judge(observation, baseline)
+            changed = self._changed_cells(context, image, location) if baseline is not None else None
+            verdict = Referee(context.adapter, state).judge(observation, baseline, changed)
             if baseline is None:
                 # No position agreed with this state yet (the camera just started, or the page
                 # changed the game): the first one seen becomes the baseline, and any difference
                 # it shows is still reported below.
-                context.baseline, context.baseline_state = observation, key
+                context.baseline, context.baseline_state, context.baseline_picture = observation, key, image
             try:
                 if verdict.accepted:
                     if verdict.by_change:
                         record["persistent_differences"] = list(verdict.persistent)
+                    if verdict.from_picture:
+                        record["picture_changed_cells"] = list(verdict.from_picture)
+                        self.stats.counts["actions_from_picture"] += len(verdict.actions)
                     for action in verdict.actions:
                         session.apply(str(action), source="camera", observation=record)
                         self.stats.counts["actions_applied"] += 1
                     context.baseline, context.baseline_state = observation, _state_key(verdict.state)
+                    context.baseline_picture = image
                     return
                 seen = str(change) if change is not None else "the table when the camera started"
                 fixes = [e.text for e in verdict.alternatives if len(e.actions) == 1 and e.distance < 2][:3]
@@ -644,6 +661,48 @@ class CameraFeed:
             except (GameError, SessionError) as exc:
                 log.warning("camera verdict could not be recorded: %s", exc)
                 return
+
+    def _judge_picture_only(self, hub: SessionHub, context: _GameContext, observation: Observation | None,
+                            image: np.ndarray, location: BoardLocation) -> None:
+        """Applies a move read from the picture's change alone; records nothing otherwise (the
+        detector's position did not change, so there is no new verdict to give)."""
+        from companion.referee import Referee
+
+        state = context.session.snapshot().state
+        key = _state_key(state)
+        if observation is None or context.baseline is None or context.baseline_state != key:
+            return
+        changed = self._changed_cells(context, image, location)
+        if not changed:
+            return
+        verdict = Referee(context.adapter, state).judge(observation, context.baseline, changed)
+        if not (verdict.accepted and verdict.from_picture):
+            return
+        record: dict[str, Any] = {"camera": observation.to_json(), "expected": sorted(context.adapter.expected(state).elements()),
+                                  "persistent_differences": list(verdict.persistent),
+                                  "picture_changed_cells": list(verdict.from_picture)}
+        try:
+            for action in verdict.actions:
+                context.session.apply(str(action), source="camera", observation=record)
+                self.stats.counts["actions_applied"] += 1
+                self.stats.counts["actions_from_picture"] += 1
+        except JournalFullError:
+            return
+        except (GameError, SessionError) as exc:  # the page moved the game on meanwhile
+            log.info("picture move not applied: %s", exc)
+            return
+        context.baseline, context.baseline_state, context.baseline_picture = observation, _state_key(verdict.state), image
+
+    def _changed_cells(self, context: _GameContext, image: np.ndarray, location: BoardLocation) -> frozenset[str] | None:
+        """The cells whose picture changed since the baseline's frame (None when it cannot be told)."""
+        before = context.baseline_picture
+        if before is None or before.shape != image.shape:
+            return None
+        try:
+            return changed_cells(before, image, location, lambda mm: context.mapper.cell_of(location.spec, mm)[0])
+        except (ValueError, cv2.error):
+            log.exception("picture change not read")
+            return None
 
     def _enter_unseen_demo_moves(self, context: _GameContext) -> None:
         """The demo's players enter what no camera can see (Icebomb Arena's secret bids) on the

@@ -161,6 +161,36 @@ def test_a_stray_pawn_on_the_board_all_game_is_reported_once_and_moves_are_read_
     hub.close()
 
 
+def test_beads_the_detector_never_sees_are_read_from_where_the_picture_changed(tmp_path, table):
+    from companion.sources import BEAD_BGR
+
+    def pale_beads(frame):
+        """The beads on a6 and g6 drawn pale, as clear glass on a white square looks: plain to the
+        picture's change, invisible to the (marker) detector."""
+        frame = frame.copy()
+        mm = np.array([[table.cell_centre(c) for c in ("a6", "g6")]], np.float64)
+        near = np.zeros(frame.shape[:2], np.uint8)
+        for x, y in cv2.perspectiveTransform(mm, table.homography)[0]:
+            cv2.circle(near, (round(x), round(y)), 12, 1, -1)
+        bead = cv2.inRange(frame, np.clip(np.array(BEAD_BGR) - 30, 0, 255), np.clip(np.array(BEAD_BGR) + 30, 0, 255))
+        frame[(bead > 0) & (near > 0)] = (170, 200, 170)
+        return frame
+
+    hub = hub_after_bids(tmp_path)
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:14])
+    assert [t.split()[-1] for t in TEXTS[4:14] if "bomb" in t][3::4] == ["a6", "g6"]
+    detector = MarkerDetector()
+    feed = CameraFeed("fake", PipelineConfig(**FAST), detector, lambda: ListSource([pale_beads(f) for f in frames]))
+    run_to_end(hub, feed)
+    assert camera_moves(hub) == TEXTS[4:14]
+    assert feed.stats.counts["actions_from_picture"] == 2
+    entries = [e for e in hub.session._journal.entries() if e.kind == "action" and e.source == "camera"]
+    assert [e.observation.get("picture_changed_cells") for e in entries if e.action.endswith(("a6", "g6"))] == [["a6"], ["g6"]]
+    # Later moves are read past the beads the camera still misses: no verdict all game.
+    assert hub.session.snapshot().verdicts == ()
+    hub.close()
+
+
 def test_the_demo_enters_the_secret_bids_from_its_record_and_the_camera_reads_the_rest(tmp_path, table):
     hub = SessionHub(tmp_path)
     hub.import_record(LINES[:1])  # the sample game, nothing played: the bids come first

@@ -14,6 +14,13 @@ legal action whose own changes are exactly the items that appeared and vanished 
 explains the move, and the misreads, seen in both positions, cancel out. Such a verdict says so
 (`by_change`) and names the differences that persist.
 
+A fixed camera also says where its picture changed since the baseline (the cells under the blobs
+of changed pixels, `companion.vision.change`). When the detector's items explain nothing (a clear
+bead on a white square not found at all, a pawn seen leaving but not arriving), a single legal
+action that changes exactly those cells, and nothing the detector still sees in place, explains
+the move; the verdict names the cells (`from_picture`). This is the chess-camera way of reading
+moves from square changes, kept as a second cue behind the detector's.
+
 Positions are compared as multisets of short item texts, the ones `companion.vision.tracker`
 writes ('red-L N @d4', 'pawn @c3', 'blue-M U @e2#1'); each game's adapter says which items its
 engine state shows and which seen items matter to it.
@@ -27,7 +34,7 @@ from typing import Any
 
 from companion.games.base import CHANCE, TERMINAL, State
 from companion.vision.observation import Observation
-from companion.vision.tracker import item_text
+from companion.vision.tracker import item_text, item_where
 
 UNSURE_COST = 0.5
 """A mismatch on an item the mapper marked unsure costs this much: a misread, not a move."""
@@ -111,6 +118,8 @@ class Verdict:
         alternatives: other explanations considered, best first (for the page's correction menu).
         by_change: accepted from the change since the baseline, while the whole position seen
             still differs from the game's in `persistent` (misreads the camera repeats).
+        from_picture: the cells whose picture changed, when they (not the detector's items) told
+            which legal action was played.
     """
 
     accepted: bool
@@ -120,6 +129,7 @@ class Verdict:
     alternatives: tuple[Explanation, ...] = field(default=())
     by_change: bool = False
     persistent: tuple[str, ...] = field(default=())
+    from_picture: tuple[str, ...] = field(default=())
 
     def __str__(self) -> str:
         return self.text
@@ -168,25 +178,37 @@ class Referee:
         found.sort(key=lambda e: (e.distance, len(e.actions)))
         return found
 
-    def judge(self, observation: Observation, baseline: Observation | None = None) -> Verdict:
+    def judge(self, observation: Observation, baseline: Observation | None = None,
+              changed_cells: frozenset[str] | None = None) -> Verdict:
         """The verdict on a seen position, without changing the referee's state.
 
         `baseline`: the position last seen when the table and the game agreed (the referee's
         state was accepted from it, or the game started with it); moves are then also read from
-        the change since it.
+        the change since it. `changed_cells`: the cells whose picture changed since the baseline
+        (None when the camera cannot tell); read only when the detector's items explain nothing.
         """
         ranked = self.explain(observation)
         best = ranked[0]
+        changed = frozenset(changed_cells or ())
+
+        def from_picture() -> Verdict | None:
+            if baseline is None or not changed:
+                return None
+            return self._judge_picture(observation, baseline, changed, ranked)
+
         if best.distance == 0 and not best.actions:
-            return Verdict(True, (), "no move", self.state, tuple(ranked[1: 1 + self.keep]))
+            return from_picture() or Verdict(True, (), "no move", self.state, tuple(ranked[1: 1 + self.keep]))
         if best.distance >= 1 and baseline is not None:
             verdict = self._judge_change(observation, baseline, ranked)
             if verdict is not None:
-                return verdict
+                return verdict if verdict.actions else (from_picture() or verdict)
         ties = [e for e in ranked if e.distance == best.distance and len(e.actions) == len(best.actions)
                 and _after(e) != _after(best)]
         if best.distance < 1 and not ties:
             return Verdict(True, best.actions, best.text, best.state, tuple(ranked[1: 1 + self.keep]))
+        picture = from_picture()
+        if picture is not None:
+            return picture
         if best.distance < 1:
             options = " or ".join(e.text for e in [best, *ties][:3])
             return Verdict(False, (), f"ambiguous: {options}; please confirm", self.state, tuple(ranked[: self.keep]))
@@ -196,18 +218,60 @@ class Referee:
         return Verdict(False, (), f"illegal or misread: expected {expected} (after {guess.text}), seen {seen}",
                        self.state, tuple(ranked[: self.keep]))
 
+    def _judge_picture(self, observation: Observation, baseline: Observation, changed: frozenset[str],
+                       ranked: list[Explanation]) -> Verdict | None:
+        """The one legal action whose changes are exactly the cells whose picture changed.
+
+        The detector's items must not contradict it: what it saw appear or vanish since the
+        baseline is part of the action, and nothing the action takes away is still seen.
+        """
+        appeared, vanished, expected_now, seen = self._changes_since(observation, baseline)
+        matches = []
+        for e in ranked:
+            if len(e.actions) != 1:
+                continue
+            after = self.adapter.expected(e.state)
+            added, removed = after - expected_now, expected_now - after
+            cells = {w for w in map(item_where, (added + removed).elements()) if _is_cell(w)}
+            if cells != changed:
+                continue
+            if appeared - added or vanished - removed or (seen - after) & removed:
+                continue
+            matches.append(e)
+        if not matches or any(_after(e) != _after(matches[0]) for e in matches[1:]):
+            return None
+        best = matches[0]
+        where = ", ".join(sorted(changed))
+        return Verdict(True, best.actions, f"{best.text} (read from the picture's change at {where})", best.state,
+                       tuple(ranked[: self.keep]), True, self._persistent(observation, self.adapter.expected(best.state)),
+                       tuple(sorted(changed)))
+
+    def _changes_since(self, observation: Observation, baseline: Observation) -> tuple[Counter, Counter, Counter, Counter]:
+        """(appeared, vanished, expected now, seen now) since the baseline, as the game sees items.
+
+        An item the game expected but the baseline missed (or showed wrongly), now seen right, is
+        a misread ending, not part of a move: it is left out of what appeared (or vanished).
+        """
+        seen, _ = self.adapter.seen(observation)
+        before, _ = self.adapter.seen(baseline)
+        expected_now = self.adapter.expected(self.state)
+        appeared = (seen - before) - (expected_now - before)
+        vanished = (before - seen) - (before - expected_now)
+        return appeared, vanished, expected_now, seen
+
+    def _persistent(self, observation: Observation, expected: Counter) -> tuple[str, ...]:
+        seen, _ = self.adapter.seen(observation)
+        return tuple(sorted(((expected - seen) + (seen - expected)).elements()))
+
     def _judge_change(self, observation: Observation, baseline: Observation,
                       ranked: list[Explanation]) -> Verdict | None:
         """The one legal explanation of exactly what changed since `baseline`, if there is one."""
-        seen, _ = self.adapter.seen(observation)
-        before, _ = self.adapter.seen(baseline)
-        appeared, vanished = seen - before, before - seen
-        expected_now = self.adapter.expected(self.state)
-        persistent = tuple(sorted(((expected_now - before) + (before - expected_now)).elements()))
+        appeared, vanished, expected_now, _ = self._changes_since(observation, baseline)
         alternatives = tuple(ranked[: self.keep])
         if not appeared and not vanished:
             # The table is as it was when it last agreed with the game: its misreads persist.
-            return Verdict(True, (), "no move", self.state, alternatives, True, persistent)
+            return Verdict(True, (), "no move", self.state, alternatives, True,
+                           self._persistent(observation, expected_now))
         exact = []
         for e in ranked:
             if not e.actions:
@@ -220,14 +284,21 @@ class Referee:
         if not exact or any(_after(e) != _after(exact[0]) for e in exact[1:]):
             return None  # nothing explains the change, or two moves do: the usual verdict
         best = exact[0]
-        return Verdict(True, best.actions, best.text, best.state, alternatives, True, persistent)
+        return Verdict(True, best.actions, best.text, best.state, alternatives, True,
+                       self._persistent(observation, self.adapter.expected(best.state)))
 
-    def update(self, observation: Observation, baseline: Observation | None = None) -> Verdict:
+    def update(self, observation: Observation, baseline: Observation | None = None,
+               changed_cells: frozenset[str] | None = None) -> Verdict:
         """Judges the observation and, when a legal explanation is accepted, moves the state on."""
-        verdict = self.judge(observation, baseline)
+        verdict = self.judge(observation, baseline, changed_cells)
         if verdict.accepted:
             self.state = verdict.state
         return verdict
+
+
+def _is_cell(where: str) -> bool:
+    """Whether an item's place is a board cell (not a seat zone 'P1'.., nor the table)."""
+    return where != "table" and not (where[:1] == "P" and where[1:].isdigit())
 
 
 def _after(e: Explanation) -> str:

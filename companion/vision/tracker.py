@@ -81,6 +81,11 @@ def item_text(p: SeenPiece) -> str:
     return f"{what} @{p.where}{level}"
 
 
+def item_where(text: str) -> str:
+    """The place of an item text: 'd4' for 'red-L N @d4#1', 'P2' for a seat zone, 'table'."""
+    return text.rsplit(" @", 1)[-1].split("#", 1)[0]
+
+
 @dataclass(frozen=True)
 class Change:
     """A move seen: two stable observations and what differs between them."""
@@ -126,6 +131,11 @@ class Tracker:
     _reference: tuple[np.ndarray, np.ndarray] | None = None  # (grey, skin) at the last stable position
     _colour: np.ndarray | None = None
     _hand_frames: int = 0
+    settled: Observation | None = None
+    """The observation of the latest calm spell that became stable, even when its position is the
+    stable one (a piece the detector missed leaves the position unchanged; its picture does not)."""
+    settle_count: int = 0
+    """How many calm spells have become stable: a new one is a chance to look for such a move."""
 
     def motion(self, frame: np.ndarray) -> float:
         """How much the watched region changed since the previous frame (0 for the first frame)."""
@@ -220,6 +230,9 @@ class Tracker:
             return None
         st.state = "stable"
         self._set_reference()
+        if self._view_run == self.config.calm_frames:
+            self.settled = seen
+            self.settle_count += 1
         if self.stable is not None and position_key(self.stable) == view:
             return None
         before, self.stable = self.stable, seen

@@ -120,3 +120,66 @@ def test_a_change_no_action_explains_is_still_a_verdict_with_a_baseline():
     more = Observation("icetowers", baseline.pieces + (_free("green-M"),))
     verdict = Referee(adapter_for("icetowers"), state, max_actions=1).judge(more, baseline)
     assert not verdict.accepted and not verdict.by_change and verdict.text.startswith("illegal or misread")
+
+
+# --- moves read from where the picture changed (a fixed camera's second cue) -------------------------
+
+def _icebomb_bombs_phase(*bombs):
+    """The sample game's four players after their bids, with `bombs` placed in turn (P3 first)."""
+    state = get_game("icebomb-arena").new_initial_state(4)
+    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS", "P4 bid SS", *bombs):
+        state = state.apply(text)
+    return state
+
+
+def _beads(*cells):
+    return Observation("icebomb-arena", tuple(SeenPiece(kind="bead", cell=c) for c in cells))
+
+
+def _icebomb_referee(state):
+    return Referee(adapter_for("icebomb-arena", [Colour.RED, Colour.YELLOW, Colour.GREEN, Colour.BLUE]), state)
+
+
+def test_a_bead_the_detector_missed_is_read_from_where_the_picture_changed():
+    state = _icebomb_bombs_phase("P3 bomb d4")
+    seen = _beads("d4")  # P4 put a bead on h5; the detector saw nothing new
+    referee = _icebomb_referee(state)
+    assert referee.judge(seen, seen).text == "no move"
+    verdict = referee.update(seen, seen, frozenset({"h5"}))
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["P4 bomb h5"]
+    assert verdict.from_picture == ("h5",) and verdict.persistent == ("bead @h5",)
+    assert "picture" in verdict.text
+    # The next bead is seen by the detector; the one it missed is still missed: read by the change.
+    after = _beads("d4", "c1")
+    verdict = referee.update(after, seen, frozenset({"c1"}))
+    assert [str(a) for a in verdict.actions] == ["P1 bomb c1"] and not verdict.from_picture
+
+
+def test_a_picture_change_no_single_action_explains_changes_nothing():
+    state = _icebomb_bombs_phase("P3 bomb d4")
+    seen = _beads("d4")
+    verdict = _icebomb_referee(state).judge(seen, seen, frozenset({"h5", "a1"}))  # two bombs at once?
+    assert verdict.text == "no move" and not verdict.from_picture
+    # Without a baseline there is nothing the picture changed from.
+    assert _icebomb_referee(state).judge(seen, None, frozenset({"h5"})).text == "no move"
+
+
+def test_the_picture_never_overrules_what_the_detector_saw_change():
+    state = _icebomb_bombs_phase("P3 bomb d4", "P4 bomb h5")
+    baseline = _beads("d4", "h5")
+    # The bead on d4 vanished to the detector (no action takes a bomb away) while the picture
+    # changed on c1, where P1 could put a bomb: no legal action explains both.
+    verdict = _icebomb_referee(state).judge(_beads("h5"), baseline, frozenset({"c1"}))
+    assert not verdict.accepted and verdict.text.startswith("illegal or misread")
+
+
+def test_a_misread_that_ends_is_not_part_of_the_next_move():
+    state = _icebomb_bombs_phase("P3 bomb d4", "P4 bomb h5")
+    stray = SeenPiece(kind="pawn", cell="f3")  # a pawn the camera keeps seeing: the position never matches
+    # h5's bead was missed when it was placed (the game has it).
+    baseline = Observation("icebomb-arena", _beads("d4").pieces + (stray,))
+    # Now the detector sees it, and P1's new bead on c1: the move is c1 alone.
+    after = Observation("icebomb-arena", _beads("d4", "h5", "c1").pieces + (stray,))
+    verdict = _icebomb_referee(state).judge(after, baseline)
+    assert verdict.accepted and verdict.by_change and [str(a) for a in verdict.actions] == ["P1 bomb c1"]
+    assert verdict.persistent == ("pawn @f3",)

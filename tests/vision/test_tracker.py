@@ -33,6 +33,20 @@ def test_a_change_is_reported_once_after_enough_calm_frames():
     assert events[3].appeared == ("pawn @a2",) and events[3].vanished == ("pawn @a1",)
 
 
+def test_the_same_position_settling_again_after_a_hand_is_told_but_is_no_change():
+    tracker = Tracker(TrackerConfig(calm_frames=3))
+    for _ in range(4):
+        tracker.update(_frame(), lambda: _obs("a1"))
+    first = tracker.stable
+    assert tracker.settle_count == 1 and tracker.settled is first
+    tracker.update(_frame(patch=220), lambda: _obs("hand"))
+    # A bead put down that the detector misses: the position seen is the same as before.
+    events = [tracker.update(_frame(), lambda: _obs("a1")) for _ in range(5)]
+    assert events == [None] * 5 and tracker.stable is first
+    assert tracker.settle_count == 2 and tracker.settled is not first
+    assert position_key(tracker.settled) == position_key(first)
+
+
 def test_a_piece_missed_in_one_frame_out_of_three_is_still_there():
     tracker = Tracker(TrackerConfig(calm_frames=3))
     for _ in range(3):

@@ -1,0 +1,134 @@
+"""Where the picture of the board changed between two stable positions, cell by cell.
+
+The detector can miss a piece that is plain to see once you know where to look: a clear glass
+bead on a white square, say. A fixed camera knows where to look: between two stable (calm, hand-free)
+frames, whatever was put down or taken away shows as a blob of changed pixels, and the bottom of
+that blob (the part nearest the camera) is where the object touches the board. Chess-camera
+projects read moves from such square-by-square changes; here they are a second, independent cue that
+the referee may use when the detector saw no change at all.
+
+Vision code: this says where the picture changed, never whether a move was legal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.locate import BoardLocation
+
+
+SATURATED = 245
+
+
+@dataclass(frozen=True)
+class ChangeConfig:
+    """Thresholds for reading changes between two calm frames.
+
+    Attributes:
+        scale: frames are compared at this scale (half size is plenty for a bead 15 px across).
+        blur: Gaussian kernel (odd, at the working scale) that evens out sensor noise and JPEG blocks.
+        level: a pixel changed when some colour channel differs by more than this (0-255), after
+            the second frame's tones over the board are matched to the first's (a cloud, a
+            camera's auto-exposure).
+        min_cell_share, max_cell_share: a blob's area, in cells' image areas, for it to be an
+            object: smaller is noise, larger is a shadow, a sleeve or a knocked board.
+        max_total_cells: when more than this many cells' area changed in all, the light changed
+            (a shadow across the board breaks into a blob per light square): no change can be read.
+        ground_rows: the ground point is the centre of the blob's lowest rows, this share of its height.
+    """
+
+    scale: float = 0.5
+    blur: int = 5
+    level: int = 25
+    min_cell_share: float = 0.03
+    max_cell_share: float = 3.0
+    max_total_cells: float = 6.0
+    ground_rows: float = 0.25
+
+
+@dataclass(frozen=True)
+class ChangedBlob:
+    """One patch of the board's picture that changed: its box and ground point (full-frame pixels)."""
+
+    box: tuple[int, int, int, int]
+    ground: tuple[float, float]
+    area_px: int
+
+
+def _small(frame: np.ndarray, config: ChangeConfig) -> np.ndarray:
+    return cv2.resize(frame, None, fx=config.scale, fy=config.scale, interpolation=cv2.INTER_AREA)
+
+
+def _tones_matched(frame: np.ndarray, reference: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """`frame` with each channel's tones mapped linearly so that its lower and upper quartiles over
+    `inside` meet the reference's: exposure and white balance drift. On a board of two tones the
+    quartiles are the two squares' tones, which a piece put down hardly moves."""
+    out = np.empty_like(frame)
+    for c in range(frame.shape[2]):
+        f25, f75 = np.percentile(frame[..., c][inside], (25, 75))
+        r25, r75 = np.percentile(reference[..., c][inside], (25, 75))
+        gain = (r75 - r25) / (f75 - f25) if f75 - f25 > 8 else (r75 + 1.0) / (f75 + 1.0)
+        lut = np.clip(np.round(r25 + (np.arange(256) - f25) * gain if f75 - f25 > 8 else np.arange(256) * gain), 0, 255)
+        out[..., c] = cv2.LUT(frame[..., c], lut.astype(np.uint8))
+    return out
+
+
+def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation,
+                  config: ChangeConfig = ChangeConfig()) -> list[ChangedBlob]:
+    """The object-sized patches where `after` differs from `before` over the located board.
+
+    Both frames must have the same shape (the same camera and board lock); raises ValueError if not.
+    """
+    if before.shape != after.shape or before.ndim != 3:
+        raise ValueError(f"frames to compare must be colour pictures of one shape, got {before.shape} and {after.shape}")
+    s = config.scale
+    a, b = _small(before, config), _small(after, config)
+    mask = np.zeros(a.shape[:2], np.uint8)
+    outline = np.round(location.corners * s).astype(np.int32)
+    cv2.fillConvexPoly(mask, outline, 1)
+    inside = mask.astype(bool)
+    if not inside.any():
+        return []
+    k = (config.blur, config.blur)
+    a, b = cv2.GaussianBlur(a, k, 0), cv2.GaussianBlur(b, k, 0)
+    channel_diff = cv2.absdiff(a, _tones_matched(b, a, inside))
+    # A channel clipped white in both frames says nothing (exposure moved it, not a piece).
+    channel_diff[(a >= SATURATED) & (b >= SATURATED)] = 0
+    diff = channel_diff.max(axis=2)
+    changed = ((diff > config.level) & inside).astype(np.uint8)
+    cell_area = _median_cell_area(location) * s * s
+    if np.count_nonzero(changed) > config.max_total_cells * cell_area:
+        return []
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+    blobs = []
+    for i in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if not config.min_cell_share * cell_area <= area <= config.max_cell_share * cell_area:
+            continue
+        ys, xs = np.nonzero(labels[y:y + h, x:x + w] == i)
+        low = ys >= (h - 1) * (1.0 - config.ground_rows)
+        gx, gy = (xs[low].mean() + x) / s, (ys[low].mean() + y) / s
+        blobs.append(ChangedBlob((int(x / s), int(y / s), int((x + w) / s), int((y + h) / s)),
+                                 (float(gx), float(gy)), int(area / (s * s))))
+    return blobs
+
+
+def changed_cells(before: np.ndarray, after: np.ndarray, location: BoardLocation,
+                  cell_of: Callable[[tuple[float, float]], str | None],
+                  config: ChangeConfig = ChangeConfig()) -> frozenset[str]:
+    """The cells under the ground points of the changed blobs (`cell_of` maps board-plane mm to a
+    game's cell name, None off the playing area; blobs off it, in the seat zones, are left out)."""
+    blobs = changed_blobs(before, after, location, config)
+    if not blobs:
+        return frozenset()
+    ground_mm = location.image_to_board(np.array([b.ground for b in blobs], float))
+    return frozenset(c for c in (cell_of((float(x), float(y))) for x, y in ground_mm) if c is not None)
+
+
+def _median_cell_area(location: BoardLocation) -> float:
+    areas = [abs(cv2.contourArea(np.asarray(c.polygon, np.float32))) for c in location.cells()]
+    return float(np.median(areas)) if areas else float("inf")

@@ -1,0 +1,81 @@
+"""Where the board's picture changed between two calm frames (companion/vision/change.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.games import get_game
+from companion.sources import DrawnTable, demo_dir
+from companion.vision.change import changed_blobs, changed_cells
+from companion.vision.locate import BoardSpec, Locator
+from companion.vision.mapper import Mapper, config_for
+
+
+def _cells(before, after, location):
+    mapper = Mapper("icebomb-arena", config_for("icebomb-arena", 4))
+    return changed_cells(before, after, location, lambda mm: mapper.cell_of(location.spec, mm)[0])
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """A drawn table during the bombs' placement, its location, and the state."""
+    table = DrawnTable(1280, 720)
+    state = get_game("icebomb-arena").new_initial_state(4)
+    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS", "P4 bid SS", "P3 bomb d4"):
+        state = state.apply(text)
+    frame = table.draw_state(state)
+    return table, state, frame, Locator(BoardSpec("chess")).locate(frame)
+
+
+def test_a_bead_put_down_changes_its_own_cell_only(drawn):
+    table, state, before, location = drawn
+    after = table.draw_state(state.apply("P4 bomb h5"))
+    assert _cells(before, after, location) == {"h5"}
+    assert _cells(after, before, location) == {"h5"}  # taken away again: the same cell
+
+
+def test_an_unchanged_table_under_brighter_light_or_sensor_noise_changes_nothing(drawn):
+    _, _, before, location = drawn
+    # A webcam's auto-exposure drifts by some per cent between calm spells (the drawn markers are
+    # pure colours, so a jump of 15 % clips them and shows at their rims).
+    for gain, offset in ((1.1, 0), (1.08, 3), (0.85, 0), (0.9, -5)):
+        assert _cells(before, cv2.convertScaleAbs(before, alpha=gain, beta=offset), location) == frozenset()
+    noisy = np.clip(before.astype(np.int16) + np.random.default_rng(3).normal(0, 4, before.shape).round().astype(np.int16),
+                    0, 255).astype(np.uint8)
+    assert _cells(before, noisy, location) == frozenset()
+
+
+def test_a_shadow_over_the_board_is_too_big_to_be_a_piece(drawn):
+    _, _, before, location = drawn
+    shadowed = before.copy()
+    x1, y1, x2, y2 = (int(v) for v in (*location.corners.min(axis=0), *location.corners.max(axis=0)))
+    shadowed[y1:y2, x1:(x1 + x2) // 2] = (shadowed[y1:y2, x1:(x1 + x2) // 2] * 0.6).astype(np.uint8)
+    assert changed_blobs(before, shadowed, location) == []
+
+
+def test_frames_of_different_shapes_are_refused(drawn):
+    _, _, before, location = drawn
+    with pytest.raises(ValueError, match="one shape"):
+        changed_blobs(before, before[:-2], location)
+
+
+def test_the_demo_beads_the_detector_misses_show_in_the_picture():
+    """The bundled demo's render: a clear bead on the white square a6 (event 8) and g6 (event 12)."""
+    root = demo_dir()
+    index = json.loads((root / "index.json").read_text())
+
+    def calm(event):
+        return [f for f in index["frames"] if f["event"] == event and not f["hand"]][-1]["file"]
+
+    def read(name):
+        return cv2.imread(str(Path(root) / "frames" / name))
+
+    first = read(calm(7))
+    location = Locator(BoardSpec("chess")).locate(first)
+    assert _cells(first, read(calm(8)), location) == {"a6"}
+    assert _cells(read(calm(11)), read(calm(12)), location) == {"g6"}
