@@ -30,7 +30,7 @@ import numpy as np
 
 from companion.pieces import Colour, Size
 from companion.vision.classes import PYRAMID
-from companion.vision.detection import Detection
+from companion.vision.detection import Detection, box_iou
 
 MIN_VISIBLE = 0.5
 IOU_MATCH = 0.5
@@ -39,19 +39,11 @@ DIRECTION_LATTICE = {"zamboni-wars": (45.0, 0.0), "ice-arena": (60.0, 30.0)}
 SQUARE_LATTICE = (90.0, 0.0)
 
 
-def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def match_by_box(truth_boxes: Sequence[Sequence[float]], seen_boxes: Sequence[Sequence[float]],
                  min_iou: float = 0.5) -> list[int | None]:
     """For each true box the index of the seen box that overlaps it most (None: missed), greedily
     from the best overlap, each seen box used once and only at `min_iou` or more."""
-    pairs = sorted(((iou(tuple(t), tuple(s)), i, j) for i, t in enumerate(truth_boxes)
+    pairs = sorted(((box_iou(t, s), i, j) for i, t in enumerate(truth_boxes)
                     for j, s in enumerate(seen_boxes)), reverse=True)
     out: list[int | None] = [None] * len(truth_boxes)
     used: set[int] = set()
@@ -155,7 +147,7 @@ def score_image(truth: dict[str, Any], detections: list[Detection], tallies: lis
     objects = [o for o in truth["objects"] if o.get("box_px") and o["kind"] in (PYRAMID, "pawn", "bead", "d6", "d8")]
     h_px_to_mm = np.linalg.inv(table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0)))
     step, offset = DIRECTION_LATTICE.get(truth["game"], SQUARE_LATTICE)
-    pairs = sorted(((iou(d.box, tuple(o["box_px"])), i, j) for i, d in enumerate(detections)
+    pairs = sorted(((box_iou(d.box, o["box_px"]), i, j) for i, d in enumerate(detections)
                     for j, o in enumerate(objects)), reverse=True)
     det_to_obj: dict[int, int] = {}
     used: set[int] = set()

@@ -580,7 +580,8 @@ class CameraFeed:
             return self._last_observation
         t = time.perf_counter()
         try:
-            detections = detect_near_board(self._detect, image, board_outline(location))
+            detections = detect_near_board(self._detect, image, board_outline(location),
+                                           seat_zones=context.mapper.config.seats > 0)
         except Exception as exc:  # one failed inference must not stop the feed
             log.exception("detector failed on %s", name)
             self._hub.report_fault(FAULT_MODEL, f"the detector failed on {name} ({exc!r}); frame skipped")

@@ -67,7 +67,8 @@ class Recognizer:
                                      contact=d.contact, confidence=d.confidence, unsure=("board not found",))
                            for d in detections)
             return Observation(self.game, pieces, None, name, (str(exc),))
-        detections = (detect_near_board(self.detect, prepared, board_outline(location)) if self.look_closer
+        detections = (detect_near_board(self.detect, prepared, board_outline(location),
+                                        seat_zones=self._mapper.config.seats > 0) if self.look_closer
                       else self.detect(prepared))
         return self._mapper.map(detections, location, name)
 

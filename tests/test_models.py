@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from companion import models
-from companion.evaluation import iou
 from companion.vision.classes import get_scheme
-from companion.vision.detection import Detection
+from companion.vision.detection import Detection, box_iou
 
 pytestmark = pytest.mark.skipif(not models.DETECTOR_WEIGHTS.exists(), reason="models/pieces.pt is not in this tree")
 
@@ -52,6 +51,10 @@ def test_the_detector_speaks_the_size_pose_scheme_and_returns_our_detections(det
     assert all(d.colour is not None and d.colour_confidence is not None for d in pyramids), \
         "the colour classifier must name every pyramid's colour"
     assert all(d.size is not None and d.pose is not None for d in pyramids)
+    # One object, one detection: no two boxes overlap as much as the same piece seen twice.
+    for frame in frames:
+        boxes = [d.box for d in detector.detect(frame)]
+        assert all(box_iou(a, b) <= detector.config.duplicate_iou for i, a in enumerate(boxes) for b in boxes[i + 1:])
 
 
 def test_the_exported_copy_finds_what_the_pytorch_weights_find(frames):
@@ -66,7 +69,7 @@ def test_the_exported_copy_finds_what_the_pytorch_weights_find(frames):
         for a, b in ((torch_model.detect(frame), exported.detect(frame)), (torch_model.closely(frame), exported.closely(frame))):
             # Confident detections must have a twin (same class, nearly the same box) in the other model.
             for d in [d for d in a if d.confidence > 0.45]:
-                assert any(e.class_name == d.class_name and iou(d.box, e.box) > 0.8 for e in b), d
+                assert any(e.class_name == d.class_name and box_iou(d.box, e.box) > 0.8 for e in b), d
 
 
 def test_companion_eval_reports_the_referee_figures_on_a_small_rendered_split(tmp_path, capsys):

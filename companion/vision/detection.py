@@ -9,6 +9,7 @@ it is made, not three stages later.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,3 +91,27 @@ class Detection:
             "keypoint_confidence": [round(v, 3) for v in self.keypoint_confidence],
             "colour_confidence": None if self.colour_confidence is None else round(self.colour_confidence, 3),
         }
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two (x1, y1, x2, y2) boxes."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def without_duplicates(detections: Sequence[Detection], iou_above: float) -> list[Detection]:
+    """Keeps one detection per object: a detection whose box overlaps a more confident one's by more
+    than `iou_above` is dropped, whatever its class.
+
+    The model's own suppression works class by class, so one pyramid can come out twice, as a large
+    and as a medium (or as a small pyramid and a pawn); to the referee that is a piece too many.
+    Pieces stacked in a tower or nested overlap far less than the same piece seen twice.
+    """
+    kept: list[Detection] = []
+    for d in sorted(detections, key=lambda d: -d.confidence):
+        if all(box_iou(d.box, k.box) <= iou_above for k in kept):
+            kept.append(d)
+    return kept

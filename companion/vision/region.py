@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.vision.detection import Detection
+from companion.vision.detection import Detection, box_iou
 
 DetectFn = Callable[[np.ndarray], list[Detection]]
 
@@ -31,6 +31,13 @@ DetectFn = Callable[[np.ndarray], list[Detection]]
 # in front of each seat. On the validation renders 0.2 found more pieces than 0.25 or 0.3 (a wider
 # crop shrinks every piece), Icebomb Arena's included.
 BOARD_MARGIN = 0.2
+# For games whose seat zones matter (Icebomb Arena's revealed plans lie in front of each seat,
+# often further out than BOARD_MARGIN reaches), a second look this far round the board; of it, only
+# what lies outside the board's region is kept.
+SEAT_ZONE_MARGIN = 0.6
+# An outer-look detection overlapping a board-region one by more than this is the same piece (cut by
+# the board region's edge): the board region's is kept.
+SAME_PIECE_IOU = 0.3
 # Around what a first pass found, as a share of the found area's larger side (at least MIN_PAD px).
 FOUND_MARGIN = 0.25
 MIN_PAD = 24
@@ -66,6 +73,9 @@ class Region:
 
     def area_share(self, frame_shape: Sequence[int]) -> float:
         return self.width * self.height / float(frame_shape[0] * frame_shape[1])
+
+    def contains(self, point: tuple[float, float]) -> bool:
+        return self.x0 <= point[0] < self.x1 and self.y0 <= point[1] < self.y1
 
     def crop(self, frame: np.ndarray) -> np.ndarray:
         return frame[self.y0:self.y1, self.x0:self.x1]
@@ -136,9 +146,23 @@ def detect_zoomed(detect: DetectFn, frame: np.ndarray) -> list[Detection]:
     return detect_in_region(_closely(detect) if small else detect, frame, region)
 
 
-def detect_near_board(detect: DetectFn, frame: np.ndarray, outline_px: np.ndarray | None) -> list[Detection]:
+def detect_near_board(detect: DetectFn, frame: np.ndarray, outline_px: np.ndarray | None,
+                      seat_zones: bool = False) -> list[Detection]:
     """Within the board's region when there is a board (its image outline), closely when the
-    detector can; else zoomed in on where the pieces are (a bare table, or a board not found)."""
+    detector can; else zoomed in on where the pieces are (a bare table, or a board not found).
+
+    `seat_zones`: also look further round the board (SEAT_ZONE_MARGIN) and add what lies beyond
+    the board's region: the pieces in front of the seats.
+    """
     if outline_px is None:
         return detect_zoomed(detect, frame)
-    return detect_in_region(_closely(detect), frame, board_region(outline_px, frame.shape))
+    inner = board_region(outline_px, frame.shape)
+    found = detect_in_region(_closely(detect), frame, inner)
+    if not seat_zones or inner is None:
+        return found
+    outer = board_region(outline_px, frame.shape, SEAT_ZONE_MARGIN)
+    if outer is None or outer == inner:
+        return found
+    beyond = [d for d in detect_in_region(_closely(detect), frame, outer)
+              if not inner.contains(d.centre) and all(box_iou(d.box, k.box) <= SAME_PIECE_IOU for k in found)]
+    return found + beyond

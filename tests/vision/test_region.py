@@ -107,3 +107,18 @@ def test_a_bare_table_is_looked_at_again_closely_only_when_its_pieces_are_small(
     big = _CloseRecorder(half_side=60)  # pieces a fifth of the region: a close-up
     detect_zoomed(big, frame)
     assert big.looks == ["plain"]
+
+
+def test_seat_zones_are_looked_at_beyond_the_board_region_without_counting_a_piece_twice():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    outline = np.array([[250, 150], [390, 150], [390, 290], [250, 290]])
+    frame[220, 320] = 255  # on the board
+    frame[286, 388] = 255  # near its edge: inside the board's region too
+    frame[360, 320] = 255  # a plan piece in front of the south seat, beyond the board's region
+    detect = _Recorder()
+    board_only = detect_near_board(detect, frame, outline)
+    assert sorted(d.centre for d in board_only) == [(320.0, 220.0), (388.0, 286.0)]
+    detect.shapes.clear()
+    with_zones = detect_near_board(detect, frame, outline, seat_zones=True)
+    assert len(detect.shapes) == 2 and detect.shapes[1][0] > detect.shapes[0][0]  # a second, wider look
+    assert sorted(d.centre for d in with_zones) == [(320.0, 220.0), (320.0, 360.0), (388.0, 286.0)]
