@@ -98,7 +98,7 @@ def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation
     channel_diff = cv2.absdiff(a, _tones_matched(b, a, inside))
     # A channel clipped white in both frames says nothing (exposure moved it, not a piece).
     channel_diff[(a >= SATURATED) & (b >= SATURATED)] = 0
-    diff = channel_diff.max(axis=2)
+    diff = cv2.max(cv2.max(channel_diff[..., 0], channel_diff[..., 1]), channel_diff[..., 2])
     changed = ((diff > config.level) & inside).astype(np.uint8)
     cell_area = _median_cell_area(location) * s * s
     if np.count_nonzero(changed) > config.max_total_cells * cell_area:
