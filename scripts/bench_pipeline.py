@@ -109,10 +109,21 @@ def throughput(frames, prefix, detect, config, demo_record=None) -> dict:
     t0 = time.perf_counter()
     feed.run(hub, stop)
     elapsed = time.perf_counter() - t0
-    moves = [i.text for i in hub.session.snapshot().log if i.source == "camera"]
+    log = hub.session.snapshot().log
+    moves = [i.text for i in log if i.source == "camera"]
     hub.close()
+    right = {}
+    if demo_record is not None:
+        # The record is what was played: the game's moves so far must be its first ones, in order.
+        played = [a for line in Path(demo_record).read_text().splitlines()[1:] if (a := json.loads(line).get("action"))]
+        agree = 0
+        while agree < min(len(log), len(played)) and log[agree].text == played[agree]:
+            agree += 1
+        right = {"record_moves_in_order": sum(1 for i in log[:agree] if i.source == "camera"),
+                 "camera_moves_off_record": len(moves) - sum(1 for i in log[:agree] if i.source == "camera"),
+                 "record_moves": len(played)}
     return {"frames": len(frames), "seconds": round(elapsed, 3), "frames_per_s": round(len(frames) / elapsed, 1),
-            "moves_recognised": len(moves), "verdicts": feed.stats.counts.get("verdicts", 0),
+            "moves_recognised": len(moves), "verdicts": feed.stats.counts.get("verdicts", 0), **right,
             **feed.stats.summary()}
 
 
@@ -243,6 +254,10 @@ def main() -> int:
     print(f"{kind} {result['size']}, detector: {detector_name}; load average {result['load_average']}")
     print(f"end to end: {t['frames_per_s']} frames/s over {t['frames']} frames "
           f"({t['moves_recognised']} moves recognised, {t['verdicts']} verdicts)")
+    if "record_moves_in_order" in t:
+        print(f"the record's moves read right, in order from the start: {t['record_moves_in_order']} by the camera "
+              f"(of {t['record_moves']} in the record, secret bids entered from it); "
+              f"camera moves after the first wrong one: {t['camera_moves_off_record']}")
     for stage, s in t["stages"].items():
         print(f"  {stage:10} mean {s['mean_ms']:8.2f} ms  p95 {s['p95_ms']:8.2f} ms  (n={s['n']})")
     print(f"  counts: {t['counts']}")
