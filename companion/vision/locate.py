@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from companion.vision.calibrate import CameraIntrinsics, Undistorter
+from companion.vision.tracker import skin_mask
 
 BOARD_KINDS = ("chess", "coasters", "hex", "table")
 IMAGE_CORNERS = ("bottom-left", "bottom-right", "top-right", "top-left")
@@ -84,6 +85,11 @@ class LocateConfig:
     """When a hue's saturations spread wider than this, only the more saturated part is coaster."""
     coaster_min_value: int = 50
     coaster_hue_tolerance: int = 10
+    # Skin-coloured pixels (a hand) inside a coaster are left out of judging a board hypothesis,
+    # unless they are of the table's own colour (a wooden table: the median of the frame's rim)
+    # within this Lab distance, or more than `coaster_hand_share` of the frame is such skin.
+    coaster_table_lab: float = 25.0
+    coaster_hand_share: float = 0.3
     coaster_min_area_fraction: float = 0.004
     coaster_min_fill: float = 0.45
     """A coaster's colour must cover this share of the quadrilateral fitted to it."""
@@ -1392,14 +1398,17 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
                 hyps.append(hs)
     if not hyps:
         raise BoardNotFound("no-board", "the coasters do not form one board")
-    scores = [_colour_agreement(hh, judge, spec) for hh in hyps]
+    # Where a hand covers a coaster, the right board shows no colour and a board shrunk off the hand
+    # shows nothing wrong: the hand's pixels are left out of the judging.
+    hand = _hand_mask(image, config)
+    scores = [_colour_agreement(hh, judge, spec, hand) for hh in hyps]
     best = int(np.argmax(scores))
     if consensus is not None and scores[best] < scores[0] + config.coaster_switch_margin:
         best = 0
     h, agreement = hyps[best], scores[best]
     refined = _refit_to_agreeing_coasters(h, quads, others, spec, image.shape)
     if refined is not None:
-        refined_agreement = _colour_agreement(refined, judge, spec)
+        refined_agreement = _colour_agreement(refined, judge, spec, hand)
         if refined_agreement >= agreement - config.coaster_switch_margin:
             h, agreement = refined, refined_agreement
     if agreement < config.coaster_min_agreement:
@@ -1521,12 +1530,29 @@ def _coaster_corners(spec: BoardSpec, pos: int) -> np.ndarray:
     return np.array([(0, 0), (side, 0), (side, side), (0, side)], float) + spec.coaster_origin(pos)
 
 
-def _colour_agreement(h: np.ndarray, masks: list[list[np.ndarray]], spec: BoardSpec) -> float:
+def _hand_mask(image: np.ndarray, config: LocateConfig) -> np.ndarray | None:
+    """Pixels of a hand or arm: skin-coloured, and not of the table's colour."""
+    skin = skin_mask(image)
+    if not skin.any():
+        return None
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = skin.shape
+    rim = max(2, min(h, w) // 20)
+    border = np.concatenate([lab[:rim].reshape(-1, 3), lab[-rim:].reshape(-1, 3),
+                             lab[:, :rim].reshape(-1, 3), lab[:, -rim:].reshape(-1, 3)])
+    table = np.median(border, axis=0)
+    hand = skin & (np.linalg.norm(lab - table, axis=2) > config.coaster_table_lab)
+    return None if hand.mean() > config.coaster_hand_share else hand
+
+
+def _colour_agreement(h: np.ndarray, masks: list[list[np.ndarray]], spec: BoardSpec,
+                      hidden: np.ndarray | None = None) -> float:
     """Share of sample points inside each predicted coaster that have its colour, less the share
     just outside it that do (a misplaced board covers the colours with its wrong parts).
 
     Each coaster's colour may come as several masks (the whole hue band, its saturated part):
-    the one that fits best speaks for it; a coaster with none is left out."""
+    the one that fits best speaks for it; a coaster with none is left out. Inside points where
+    `hidden` is set (a hand) are left out of the share."""
     side = spec.coaster_side_mm
     t = (np.arange(8) + 0.5) / 8
     inside = np.stack(np.meshgrid(t, t), -1).reshape(-1, 2) * side * 0.9 + side * 0.05
@@ -1539,15 +1565,23 @@ def _colour_agreement(h: np.ndarray, masks: list[list[np.ndarray]], spec: BoardS
     for pos, variants in enumerate(masks):
         origin = np.array(spec.coaster_origin(pos))
 
-        def frac(mask: np.ndarray, pts: np.ndarray) -> float:
+        def frac(mask: np.ndarray, pts: np.ndarray, skip_hidden: bool = False) -> float:
             xy = np.round(_apply_h(h, pts + origin)).astype(int)
             ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
             if not ok.any():
                 return 0.0
-            return float((mask[xy[ok, 1], xy[ok, 0]] > 0).sum()) / len(pts)
+            total = len(pts)
+            if skip_hidden and hidden is not None:
+                covered = np.zeros(len(pts), bool)
+                covered[ok] = hidden[xy[ok, 1], xy[ok, 0]]
+                # A coaster mostly under a hand is judged on all its points, not on a visible few.
+                if covered.sum() < 0.75 * total:
+                    total -= int(covered.sum())
+                    ok &= ~covered
+            return float((mask[xy[ok, 1], xy[ok, 0]] > 0).sum()) / total
 
         if variants:
-            score += max(frac(mask, inside) - frac(mask, ring) for mask in variants)
+            score += max(frac(mask, inside, True) - frac(mask, ring) for mask in variants)
     return score / max(1, sum(bool(variants) for variants in masks))
 
 

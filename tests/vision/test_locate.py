@@ -303,6 +303,15 @@ def test_localisation_rate_with_pieces_and_hands(name):
     assert np.mean(errors) <= mean  # over the frames counted as found
 
 
+@pytest.mark.parametrize("seed", [10034, 10100, 10120, 10210])
+def test_coasters_half_hidden_by_an_arm_are_not_shrunk_off_it(seed):
+    """An arm across one side of the board (bench_locate's frames, which failed before session 6):
+    the hand's skin no longer counts against the board that runs under it."""
+    loc, spec, h_true = run_case("coasters", seed, pieces=0.35 + 0.15 * (seed % 2))
+    err, cells_ok = evaluate(loc, spec, h_true)
+    assert cells_ok and err < 0.02
+
+
 def test_chessboard_orientation_is_kept_from_the_previous_location():
     spec = SPECS["chess"]
     frame, h_true = make_scene(spec, 5, pieces=0.2, hands=0)
