@@ -636,16 +636,7 @@ class CameraFeed:
                 context.baseline, context.baseline_state, context.baseline_picture = observation, key, image
             try:
                 if verdict.accepted:
-                    if verdict.by_change:
-                        record["persistent_differences"] = list(verdict.persistent)
-                    if verdict.from_picture:
-                        record["picture_changed_cells"] = list(verdict.from_picture)
-                        self.stats.counts["actions_from_picture"] += len(verdict.actions)
-                    for action in verdict.actions:
-                        session.apply(str(action), source="camera", observation=record)
-                        self.stats.counts["actions_applied"] += 1
-                    context.baseline, context.baseline_state = observation, _state_key(verdict.state)
-                    context.baseline_picture = image
+                    self._accept(context, verdict, observation, image, record)
                     return
                 seen = str(change) if change is not None else "the table when the camera started"
                 fixes = [e.text for e in verdict.alternatives if len(e.actions) == 1 and e.distance < 2][:3]
@@ -679,20 +670,28 @@ class CameraFeed:
         verdict = Referee(context.adapter, state).judge(observation, context.baseline, changed)
         if not (verdict.accepted and verdict.from_picture):
             return
-        record: dict[str, Any] = {"camera": observation.to_json(), "expected": sorted(context.adapter.expected(state).elements()),
-                                  "persistent_differences": list(verdict.persistent),
-                                  "picture_changed_cells": list(verdict.from_picture)}
+        record: dict[str, Any] = {"camera": observation.to_json(), "expected": sorted(context.adapter.expected(state).elements())}
         try:
-            for action in verdict.actions:
-                context.session.apply(str(action), source="camera", observation=record)
-                self.stats.counts["actions_applied"] += 1
-                self.stats.counts["actions_from_picture"] += 1
+            self._accept(context, verdict, observation, image, record)
         except JournalFullError:
             return
         except (GameError, SessionError) as exc:  # the page moved the game on meanwhile
             log.info("picture move not applied: %s", exc)
-            return
-        context.baseline, context.baseline_state, context.baseline_picture = observation, _state_key(verdict.state), image
+
+    def _accept(self, context: _GameContext, verdict, observation: Observation, image: np.ndarray,
+                record: dict[str, Any]) -> None:
+        """Applies an accepted verdict's actions (raising as `GameSession.apply` does) and makes the
+        position, and its frame, the new baseline."""
+        if verdict.by_change:
+            record["persistent_differences"] = list(verdict.persistent)
+        if verdict.from_picture:
+            record["picture_changed_cells"] = list(verdict.from_picture)
+        for action in verdict.actions:
+            context.session.apply(str(action), source="camera", observation=record)
+            self.stats.counts["actions_applied"] += 1
+            self.stats.counts["actions_from_picture"] += bool(verdict.from_picture)
+        context.baseline, context.baseline_state = observation, _state_key(verdict.state)
+        context.baseline_picture = image
 
     def _changed_cells(self, context: _GameContext, image: np.ndarray, location: BoardLocation) -> frozenset[str] | None:
         """The cells whose picture changed since the baseline's frame (None when it cannot be told)."""
