@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--look", choices=("board", "whole"), default="board",
                    help="board: detect within the board's region as the companion does (default); "
                         "whole: on the whole image (a dataset of crops)")
+    p.add_argument("--no-size-check", dest="check_sizes", action="store_false",
+                   help="keep the detector's sizes (by default each is checked against the scene's geometry "
+                        "as the mapper does: companion/vision/sizing.py)")
     p.add_argument("--map", action="store_true", help="also run ultralytics validation for box and keypoint mAP")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=cmd_eval)
@@ -121,7 +124,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     colour = ColourClassifier(args.colour_model) if args.colour_model.exists() else None
     detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz,
                                        close_imgsz=args.close_imgsz or args.imgsz), colour)
-    report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look)
+    report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
+                      check_sizes=args.check_sizes)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     report["imgsz"], report["close_imgsz"] = args.imgsz, args.close_imgsz or args.imgsz
     if args.map:

@@ -117,6 +117,9 @@ class Tally:
     tokens_found: int = 0
     token_detections: int = 0
     token_correct: int = 0
+    sizes_changed: int = 0  # by the geometric size check (companion/vision/sizing.py), pieces that matter
+    sizes_changed_to_right: int = 0
+    sizes_changed_to_wrong: int = 0
 
     def figures(self) -> dict[str, Any]:
         def ratio(a: int, b: int) -> float | None:
@@ -139,11 +142,18 @@ class Tally:
             "false_detections_per_image": ratio(self.false_detections, self.images),
             "token_recall": ratio(self.tokens_found, self.tokens),
             "token_precision": ratio(self.token_correct, self.token_detections),
+            "sizes_changed_by_geometry": self.sizes_changed,
+            "sizes_changed_to_right": self.sizes_changed_to_right,
+            "sizes_changed_to_wrong": self.sizes_changed_to_wrong,
         }
 
 
-def score_image(truth: dict[str, Any], detections: list[Detection], tallies: list[Tally]) -> None:
-    """Matches one image's detections to its truth and adds the counts to every tally given."""
+def score_image(truth: dict[str, Any], detections: list[Detection], tallies: list[Tally],
+                detector_sizes: Sequence[Size | None] | None = None) -> None:
+    """Matches one image's detections to its truth and adds the counts to every tally given.
+
+    `detector_sizes`: each detection's size as the detector read it, when a check changed some
+    (counted as changed to right or to wrong)."""
     objects = [o for o in truth["objects"] if o.get("box_px") and o["kind"] in (PYRAMID, "pawn", "bead", "d6", "d8")]
     h_px_to_mm = np.linalg.inv(table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0)))
     step, offset = DIRECTION_LATTICE.get(truth["game"], SQUARE_LATTICE)
@@ -195,6 +205,7 @@ def score_image(truth: dict[str, Any], detections: list[Detection], tallies: lis
             continue
         colour_ok = d.colour is not None and d.colour == Colour(o["colour"])
         size_ok = d.size is not None and d.size == Size.parse(o["size"])
+        changed = detector_sizes is not None and detector_sizes[i] != d.size
         pose_ok = d.pose is not None and d.pose.value == o["pose"]
         for t in tallies:
             t.detections += 1
@@ -204,6 +215,9 @@ def score_image(truth: dict[str, Any], detections: list[Detection], tallies: lis
             t.colour_right += colour_ok
             t.size_total += 1
             t.size_right += size_ok
+            t.sizes_changed += changed
+            t.sizes_changed_to_right += changed and size_ok
+            t.sizes_changed_to_wrong += changed and detector_sizes[i] == Size.parse(o["size"])
             t.pose_total += 1
             t.pose_right += pose_ok
         if o["pose"] == "lying" and o.get("heading_deg") is not None:
@@ -232,7 +246,17 @@ def look_closer(detect, frame: np.ndarray, truth: dict):
     return detect_near_board(detect, frame, None if board is None else np.asarray(board["outline_px"], float))
 
 
-def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = None, look: str = "board") -> dict[str, Any]:
+def with_sizes_checked(detections: list[Detection], truth: dict) -> list[Detection]:
+    """What the mapper does next: each size checked against the geometry of the plane the pieces
+    rest on (here the scene camera's own, so the figures do not measure the localisation)."""
+    from companion.vision.sizing import check_sizes
+
+    plane = table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0))
+    return check_sizes(detections, plane, (int(truth["camera"]["width"]), int(truth["camera"]["height"])))
+
+
+def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = None, look: str = "board",
+             check_sizes: bool = True) -> dict[str, Any]:
     """Runs `detect(frame) -> list[Detection]` over a dataset split and returns the figures.
 
     `split`: "train", "val", "test", or "all" for a dataset made only for testing (rendered
@@ -240,6 +264,8 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
 
     `look`: "board" detects within the board's region as the pipeline does (see `look_closer`);
     "whole" runs on the whole image (for datasets that are already crops).
+    `check_sizes`: sizes checked against the scene's geometry as the mapper does (`with_sizes_checked`);
+    the figures then count how many sizes the check changed, to right and to wrong.
     Returns a dict with "all", "per_game" and "per_tilt" figure tables.
     """
     if look not in LOOKS:
@@ -257,11 +283,16 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
         if frame is None:
             raise FileNotFoundError(f"image for {path.name} is missing or unreadable")
         detections = look_closer(detect, frame, truth) if look == "board" else detect(frame)
+        detector_sizes = None
+        if check_sizes:
+            detector_sizes = [d.size for d in detections]
+            detections = with_sizes_checked(detections, truth)
         score_image(truth, detections, [overall, per_game[truth["game"]],
-                                        per_tilt[tilt_bucket(camera_tilt_deg(truth["camera"]))]])
+                                        per_tilt[tilt_bucket(camera_tilt_deg(truth["camera"]))]], detector_sizes)
     return {
         "split": split,
         "look": look,
+        "sizes_checked": check_sizes,
         "all": overall.figures(),
         "per_game": {g: t.figures() for g, t in sorted(per_game.items())},
         "per_tilt": {b: t.figures() for b, t in sorted(per_tilt.items())},
@@ -284,7 +315,8 @@ def format_report(report: dict[str, Any]) -> str:
     groups = {"all": report["all"], **report["per_game"], **report["per_tilt"]}
     keys = list(report["all"])
     width = max(len(k) for k in keys)
-    lines = [f"split {report['split']}" + (f"; mAP {report['map']}" if "map" in report else "")]
+    lines = [f"split {report['split']}" + ("; sizes checked against the geometry" if report.get("sizes_checked") else "")
+             + (f"; mAP {report['map']}" if "map" in report else "")]
     lines.append(" " * width + "".join(f"{name[:14]:>15}" for name in groups))
     for key in keys:
         cells = []

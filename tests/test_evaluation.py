@@ -70,6 +70,22 @@ def test_wrong_colours_lose_recall_and_precision_but_not_pose(dataset):
     assert figures["upright_lying_accuracy"] == 1.0
 
 
+def test_sizes_are_checked_against_the_geometry_and_the_changes_counted(dataset):
+    one_off = {Size.SMALL: Size.MEDIUM, Size.MEDIUM: Size.LARGE, Size.LARGE: Size.MEDIUM}
+
+    def size_blind(detect):
+        return lambda frame: [replace(d, size=one_off[d.size]) if d.kind == "pyramid" else d for d in detect(frame)]
+
+    kept = evaluate(size_blind(oracle(dataset)), dataset, split="train", look="whole", check_sizes=False)["all"]
+    assert kept["recall_colour_and_size"] == 0.0 and kept["sizes_changed_by_geometry"] == 0
+    checked = evaluate(size_blind(oracle(dataset)), dataset, split="train", look="whole")["all"]
+    assert checked["sizes_changed_to_right"] > 0 and checked["sizes_changed_to_wrong"] == 0
+    assert checked["size_accuracy_matched"] == pytest.approx(
+        checked["sizes_changed_to_right"] / checked["pieces_at_least_half_visible"], abs=0.01)
+    perfect = evaluate(oracle(dataset), dataset, split="train", look="whole")["all"]
+    assert perfect["sizes_changed_to_wrong"] == 0
+
+
 def test_split_all_scores_every_item_of_a_test_only_dataset(dataset):
     every = evaluate(oracle(dataset, "all"), dataset, split="all", look="whole")["all"]
     train = evaluate(oracle(dataset), dataset, split="train", look="whole")["all"]

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from companion.pieces import HEIGHT_MM, Size
-from companion.synth import geometry as geo
+from companion import geometry as geo
 from companion.synth.scene import BEAD_DIAMETER_MM, BEAD_HEIGHT_MM, D6_MM, D8_MM, PAWN_BASE_MM, PAWN_HEIGHT_MM
 
 FLOATS_PER_VERTEX = 9

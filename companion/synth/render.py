@@ -542,7 +542,7 @@ class Renderer:
         p["u_alpha"].value = alpha
         p["u_model"].write(_gl(obj.matrix))
         if obj.kind == PYRAMID:
-            from companion.synth.geometry import half_base, slant_height
+            from companion.geometry import half_base, slant_height
 
             p["u_half_base"].value = half_base(obj.size)
             p["u_slant"].value = slant_height(obj.size)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from companion.pieces import Colour, Pose, Size
-from companion.synth import geometry as geo
+from companion import geometry as geo
 from companion.synth.boards import Board
 from companion.synth.camera import Camera
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from companion.pieces import CARDINALS, ALL_DIRECTIONS, HEIGHT_MM, PIECES_PER_SIZE_IN_STASH, Colour, Pose, Size
-from companion.synth import geometry as geo
+from companion import geometry as geo
 from companion.boards.hexgrid import HEX_DIRECTIONS
 from companion.synth.boards import HexBoard, SquareBoard, coasters_board
 from companion.synth.camera import webcam

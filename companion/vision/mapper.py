@@ -29,13 +29,13 @@ import cv2
 import numpy as np
 
 from companion.boards.hexgrid import round_axial
+from companion.geometry import stack_rise
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Pose, Size
 from companion.vision.detection import Detection
 from companion.vision.locate import BoardLocation, BoardSpec
+from companion.vision.sizing import check_sizes
 from companion.vision.observation import PYRAMID, Observation, SeenBoard, SeenPiece
 
-WALL_MM = 0.8
-"""Horizontal thickness of a pyramid's wall at the rim: where a stacked piece's rim meets the faces below."""
 SQUARE_HEADINGS = {"N": 0.0, "NE": 45.0, "E": 90.0, "SE": 135.0, "S": 180.0, "SW": 225.0, "W": 270.0, "NW": 315.0}
 CARDINAL_HEADINGS = {k: v for k, v in SQUARE_HEADINGS.items() if len(k) == 1}
 # Pointy-top hexes (companion/boards/hexgrid.py names): compass heading of each neighbour direction.
@@ -60,6 +60,8 @@ class MapperConfig:
         hidden_apex: an apex keypoint scored below this is taken as covered (by a piece on it).
         pixel_slack: keypoint noise (pixels) the stack tests allow on top of their tolerances:
             far or steeply seen pieces are only a few pixels tall.
+        check_sizes: check each pyramid's size against the board's geometry first
+            (companion/vision/sizing.py).
     """
 
     directions: int = 4
@@ -73,12 +75,7 @@ class MapperConfig:
     nest_overlap: float = 0.5
     hidden_apex: float = 0.5
     pixel_slack: float = 2.0
-
-
-def stack_rise(lower: Size, upper: Size) -> float:
-    """Height (mm) of `upper`'s base above `lower`'s base when it rests on `lower`'s tip."""
-    inner = BASE_MM[upper] / 2 - WALL_MM
-    return HEIGHT_MM[lower] * (1 - inner / (BASE_MM[lower] / 2))
+    check_sizes: bool = True
 
 
 def bearing(dx: float, dy: float) -> float:
@@ -172,6 +169,8 @@ class Mapper:
         """
         cfg = self.config
         kept = [d for d in detections if d.confidence >= cfg.min_confidence]
+        if cfg.check_sizes:
+            kept = check_sizes(kept, location.H, location.image_size)
         spec = location.spec
         pieces: list[SeenPiece] = []
         upright: list[int] = []

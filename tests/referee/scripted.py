@@ -8,7 +8,7 @@ import numpy as np
 
 from companion.games.icebomb_arena import IcebombState, Phase
 from companion.pieces import Colour, Size
-from companion.synth import geometry as geo
+from companion import geometry as geo
 from companion.synth.boards import SquareBoard
 from companion.synth.camera import Camera, look_at
 from companion.synth.labels import sidecar

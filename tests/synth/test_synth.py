@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Direction, Pose, Size
-from companion.synth import geometry as geo
+from companion import geometry as geo
 from companion.boards.hexgrid import HexDirection
 from companion.synth.boards import HexBoard
 from companion.synth.camera import Camera, look_at

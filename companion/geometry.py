@@ -1,5 +1,8 @@
 """Rigid geometry of the pieces on a table: poses, stacking and nesting heights, keypoints.
 
+Shared by the scene renderer (companion/synth) and the vision checks that compare what the camera
+saw with what a piece of each size would look like (companion/vision/sizing.py).
+
 World coordinates are millimetres in the board frame: x towards later files (east), y towards
 higher ranks (north), z up from the table top. A pose is a 4x4 matrix taking a shape's local
 coordinates (base on z=0, axis along +z) to world coordinates.
@@ -118,6 +121,14 @@ def apply(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Transforms an (n, 3) array of points by a 4x4 matrix."""
     pts = np.asarray(points, dtype=np.float64)
     return pts @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def resting_corners(size: Size, lying: bool) -> np.ndarray:
+    """The five vertices (four base corners, then the apex) of a piece resting on the table, in
+    coordinates centred on its contact keypoint: an upright piece's base centre, or a lying
+    piece's resting base-edge midpoint with its apex along +y."""
+    local = _lying_local(size) if lying else np.eye(4)
+    return apply(local, pyramid_corners(size))
 
 
 def pyramid_keypoints(size: Size, lying: bool, pose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
