@@ -31,7 +31,7 @@ import numpy as np
 from companion.boards.hexgrid import round_axial
 from companion.geometry import stack_rise
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Pose, Size
-from companion.vision.detection import Detection
+from companion.vision.detection import Detection, box_iou
 from companion.vision.locate import BoardLocation, BoardSpec
 from companion.vision.sizing import check_sizes
 from companion.vision.observation import PYRAMID, Observation, SeenBoard, SeenPiece
@@ -62,6 +62,11 @@ class MapperConfig:
             far or steeply seen pieces are only a few pixels tall.
         check_sizes: check each pyramid's size against the board's geometry first
             (companion/vision/sizing.py).
+        pieces_overlap: whether the game's pyramids stack or nest. When they do not (Icebomb
+            Arena), two pyramids whose boxes overlap by more than `same_piece_iou` are one piece
+            seen twice (a lying large also read as a medium), and a pyramid mostly inside a
+            surer pawn's box is that pawn's head: the less sure detection is dropped.
+        same_piece_iou: see `pieces_overlap`.
     """
 
     directions: int = 4
@@ -76,6 +81,8 @@ class MapperConfig:
     hidden_apex: float = 0.5
     pixel_slack: float = 2.0
     check_sizes: bool = True
+    pieces_overlap: bool = True
+    same_piece_iou: float = 0.45
 
 
 def bearing(dx: float, dy: float) -> float:
@@ -169,6 +176,8 @@ class Mapper:
         """
         cfg = self.config
         kept = [d for d in detections if d.confidence >= cfg.min_confidence]
+        if not cfg.pieces_overlap:
+            kept = _one_detection_per_piece(kept, cfg.same_piece_iou)
         if cfg.check_sizes:
             kept = check_sizes(kept, location.H, location.image_size)
         spec = location.spec
@@ -408,6 +417,26 @@ def _reaches(above: dict[int, int], start: int, target: int) -> bool:
 _CELL_CACHE: dict[BoardSpec, list[tuple[str, np.ndarray]]] = {}
 
 
+def _one_detection_per_piece(detections: Sequence[Detection], same_piece_iou: float) -> list[Detection]:
+    """For games whose pyramids never stack or nest: see `MapperConfig.pieces_overlap`."""
+    kept: list[Detection] = []
+    for d in sorted(detections, key=lambda d: -d.confidence):
+        if d.kind == PYRAMID and any(
+                (k.kind == PYRAMID and box_iou(d.box, k.box) > same_piece_iou)
+                or (k.kind == "pawn" and _inside(d.box, k.box) > 0.8) for k in kept):
+            continue
+        kept.append(d)
+    return kept
+
+
+def _inside(box: tuple[float, ...], outer: tuple[float, ...]) -> float:
+    """The share of `box`'s area that lies within `outer`."""
+    ix = min(box[2], outer[2]) - max(box[0], outer[0])
+    iy = min(box[3], outer[3]) - max(box[1], outer[1])
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    return ix * iy / area if ix > 0 and iy > 0 and area > 0 else 0.0
+
+
 def _cells(spec: BoardSpec) -> list[tuple[str, np.ndarray]]:
     if spec not in _CELL_CACHE:
         _CELL_CACHE[spec] = [(name, poly.astype(np.float32)) for name, poly in spec.cells()]
@@ -491,14 +520,16 @@ def map_truth(game: str, truth: dict, config: MapperConfig | None = None, noise_
 
 
 def config_for(game: str, seats: int = 0) -> MapperConfig:
-    """The mapper settings a game needs: 8 directions for Zamboni and ARENA facing, seat zones when given.
+    """The mapper settings a game needs: 8 directions for Zamboni and ARENA facing, seat zones when given,
+    and no overlapping pyramids in Icebomb Arena (its pieces never stack or nest).
 
     IceTowers is played on a bare table where a lying piece's direction means nothing, so it is
     never a reason for doubt there.
     """
     if game == "icetowers":
         return MapperConfig(directions=4, seats=seats, direction_tolerance_deg=45.0)
-    return MapperConfig(directions=8 if game in ("zamboni-wars", "space-arena") else 4, seats=seats)
+    return MapperConfig(directions=8 if game in ("zamboni-wars", "space-arena") else 4, seats=seats,
+                        pieces_overlap=game != "icebomb-arena")
 
 
 def iter_pyramids(observation: Observation) -> Iterable[SeenPiece]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from companion.pieces import Pose, Size
+from companion.pieces import Colour, Pose, Size
 from companion.scoring import parse_observation, score_observation
 from companion.synth.labels import sidecar
 from companion.synth.scenes import sample_scene
@@ -174,7 +175,6 @@ def test_observation_json_round_trips():
 
 
 def test_a_size_misread_on_a_lone_piece_is_put_right_by_the_boards_geometry():
-    from dataclasses import replace
 
     one_off = {Size.SMALL: Size.MEDIUM, Size.MEDIUM: Size.LARGE, Size.LARGE: Size.MEDIUM}
     misread = restored = 0
@@ -196,3 +196,17 @@ def test_a_size_misread_on_a_lone_piece_is_put_right_by_the_boards_geometry():
     # Not all: seen from straight above, a large turned square-on to the camera spans about what a
     # medium turned 45 degrees does, and the detector's reading is preferred when the boxes tie.
     assert misread >= 80 and restored >= 0.7 * misread, (restored, misread)
+
+
+def test_in_icebomb_arena_a_piece_seen_twice_or_a_pawns_head_seen_as_a_pyramid_is_one_piece():
+    loc = _location()
+    large = Detection("pyramid", (942, 294, 971, 345), 0.8, "L-lying", Colour.BLUE, Size.LARGE, Pose.LYING)
+    medium_again = Detection("pyramid", (946, 293, 969, 337), 0.6, "M-lying", Colour.BLUE, Size.MEDIUM, Pose.LYING)
+    pawn = Detection("pawn", (692, 139, 717, 174), 0.88, "pawn")
+    head = Detection("pyramid", (698, 138, 713, 160), 0.43, "S-upright", Colour.BLUE, Size.SMALL, Pose.UPRIGHT)
+    seen = [large, medium_again, pawn, head]
+    icebomb = Mapper("icebomb-arena", replace(config_for("icebomb-arena"), check_sizes=False)).map(seen, loc)
+    assert sorted((p.kind, p.size or 0) for p in icebomb.pieces) == [("pawn", 0), ("pyramid", Size.LARGE)]
+    # Where pieces nest (Zamboni Wars), overlapping pyramids are different pieces.
+    zamboni = Mapper("zamboni-wars", replace(config_for("zamboni-wars"), check_sizes=False)).map(seen, loc)
+    assert sum(p.kind == "pyramid" for p in zamboni.pieces) == 3
