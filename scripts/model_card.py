@@ -58,9 +58,9 @@ def main() -> None:
     parser.add_argument("--closeup-dataset", type=Path, help="close-up renders (--games close-up), reported apart")
     parser.add_argument("--referee-dataset", type=Path,
                         help="renders with the whole board in view (--referee-share 1), made only for testing")
-    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v2"))
-    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s6"))
-    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v2b"))
+    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v3"))
+    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s7"))
+    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v3b"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--out", type=Path, default=models.MODELS_DIR / "MODEL_CARD.md")
     parser.add_argument("--json", type=Path, default=models.MODELS_DIR / "metrics.json")
@@ -69,6 +69,7 @@ def main() -> None:
     colour = ColourClassifier(models.COLOUR_WEIGHTS) if models.COLOUR_WEIGHTS.exists() else None
     detector = Detector(DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ), colour)
     report = evaluate(detector, args.dataset, "test", args.limit, look="board")
+    unchecked = evaluate(detector, args.dataset, "test", args.limit, look="board", check_sizes=False)["all"]
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
     closeup = evaluate(detector, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
     referee = evaluate(detector, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
@@ -79,6 +80,7 @@ def main() -> None:
     latency = json.loads(bench[bench.index("["):])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     facts = {"date": datetime.date.today().isoformat(), "commit": commit, "detector": report, "close_up": closeup,
+             "detector_sizes_unchecked": unchecked,
              "referee_framing": referee,
              "colour_classifier": colours, "latency": latency,
              "training": training_facts(args.run) if (args.run / "results.csv").exists() else None,
@@ -130,7 +132,13 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   (docs/training.md); every figure below is measured that way. Since session 6 a detection whose box
   overlaps a surer one's by IoU > {DetectorConfig.duplicate_iou} is dropped whatever its class (the model's own
   suppression works class by class, so one pyramid could come out as a large and a medium).
-- `colours.pt`: YOLO11n-cls trained from scratch on 64x64 crops of pyramids; the ten standard colours.
+  Since session 7 each lone pyramid's size is then checked against the board's geometry, as the mapper
+  does (`companion/vision/sizing.py`: the box each size would make through the camera the board's
+  homography gives, compared with the detected box); the figures below include that check, and the
+  detector's own sizes are reported beside them.
+- `colours.pt`: YOLO11n-cls trained from scratch on 64x64 crops of pyramids (since session 7 the box with
+  a tenth around it, each axis scaled on its own, so a band of a piece in a tower fills the crop); the ten
+  standard colours.
 - Why two stages, how to train and continue: `docs/training.md`.
 
 ## Data
@@ -153,23 +161,29 @@ stays on `{args.crops_dataset}`'s). Session 5 added 1,287 more from Icebomb Aren
 (`datasets/train-s5.yaml`: the three train folders). Session 6 added 1,269 more from all five games,
 half of them stood back: `scripts/synth dataset datasets/mix-s6 --count 1600 --seed 51 --size 1280x720 --scheme
 size-pose --referee-share 0.5`, `scripts/synth crops datasets/mix-s6 datasets/mix-s6-crops --size 480 --scheme
-size-pose --seed 7` (`datasets/train-s6.yaml`: the four train folders).
+size-pose --seed 7` (`datasets/train-s6.yaml`: the four train folders). Session 7 added 1,266 more the same way:
+`scripts/synth dataset datasets/mix-s7 --count 1600 --seed 61 --size 1280x720 --scheme size-pose --referee-share 0.5`,
+`scripts/synth crops datasets/mix-s7 datasets/mix-s7-crops --size 480 --scheme size-pose --seed 8`
+(`datasets/train-s7.yaml`: the five train folders).
 Whole board in view, as a referee's camera is set up (a test set only, seed 21, never trained on):
 `scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
-Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops}` and the same for the close-ups.
+Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops} --seed 3`, then the same for
+`datasets/closeup` (`--seed 4`), `datasets/mix-s6` (`--seed 5`) and `datasets/mix-s7` (`--seed 6`) into the same folder.
 
 ## Training
 - Detector: session 1 trained 15 epochs on whole 640x480 frames, then one epoch on the board crops
   alone; session 2 continued 18 epochs (1.7 h) and session 3 23 more (1.9 h), each from the shipped weights, with
   `python scripts/train_detector.py --data {args.crops_dataset}/data.yaml --model models/pieces.pt --imgsz {models.DETECTOR_IMGSZ} --hours H --name NAME`
   on 2 CPU cores shared with lighter jobs; session 4 the same with `--data datasets/train-s4.yaml --hours 1.75`,
-  session 5 with `--data datasets/train-s5.yaml --hours 1.85`, session 6 with `--data datasets/train-s6.yaml --hours 2.0`;
+  session 5 with `--data datasets/train-s5.yaml --hours 1.85`, session 6 with `--data datasets/train-s6.yaml --hours 2.0`,
+  session 7 with `--data datasets/train-s7.yaml --hours 1.9` (paused for 13 of those minutes while the colour classifier trained);
   the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
-- Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; then
-  `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 2 --name colours-v2` and
-  `python scripts/train_colour.py {args.crops} --model runs/colour/colours-v2/weights/last.pt --epochs 8 --name {args.colour_run.name}`
-  (the best epoch by validation accuracy is kept): {ctrain.get('epochs', '?')} epochs in {ctrain.get('seconds', '?')} s
+- Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; session 6 10 more on
+  square crops (`datasets/colours-v2`); session 7 continued on the new crops with
+  `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 6 --name colours-v3` (validation top-1
+  0.937 -> 0.953) and `python scripts/train_colour.py {args.crops} --model runs/colour/colours-v3/weights/best.pt --epochs 4
+  --name {args.colour_run.name}` (the best epoch by validation accuracy is kept): {ctrain.get('epochs', '?')} epochs in {ctrain.get('seconds', '?')} s
   with the cores to itself. (Run beside the detector's training, one epoch took 12 minutes instead of 40 s: two
   torch trainings on two cores thrash; run them one after the other.)
 
@@ -186,6 +200,10 @@ validation on `{args.crops_dataset}`'s test split.
 - Lying pieces: direction after snapping right {a['direction_snapped_accuracy']} (of {a['lying_pieces_in_game_directions']});
   median error {a['direction_error_median_deg']} degrees.
 - False detections per image: {a['false_detections_per_image']}.
+- The geometric size check changed {a['sizes_changed_by_geometry']} sizes of matched pieces: {a['sizes_changed_to_right']} to right,
+  {a['sizes_changed_to_wrong']} to wrong. With the detector's own sizes (`companion eval ... --no-size-check`): recall
+  {facts['detector_sizes_unchecked']['recall_colour_and_size']}, precision {facts['detector_sizes_unchecked']['precision_colour_and_size']},
+  size right {facts['detector_sizes_unchecked']['size_accuracy_matched']}.
 - Colour classifier alone, on the {(facts['colour_classifier'] or {}).get('test_crops')} test crops cut at the true boxes:
   top-1 accuracy {(facts['colour_classifier'] or {}).get('top1_accuracy')}.
 

@@ -21,18 +21,26 @@ from companion.vision.detection import Detection
 from companion.vision.yolo_env import import_ultralytics
 
 CROP_SIZE = 64
-CROP_MARGIN = 0.15
+CROP_MARGIN = 0.1
 
 
 def crop_for_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
-    """A square CROP_SIZE crop around `box` (with a margin), padded by edge pixels at the border."""
+    """The box (with a margin) scaled to CROP_SIZE x CROP_SIZE, each axis on its own, padded by edge
+    pixels at the frame's border.
+
+    Not a square around the box: a piece in the middle of a tower shows a wide, low band of itself,
+    and a square as wide as the band took in the pieces above and below it as well. Colour does not
+    need the piece's shape, so the band is stretched to fill the crop instead. With the classifier
+    retrained on such crops (session 7), `companion eval datasets/pieces-hd --split test` with
+    session 6's detector: colour right 95.4 -> 96.0 % of matched pieces, IceTowers' 91.3 -> 92.6 %.
+    """
     x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1) * (1 + 2 * CROP_MARGIN)
-    side = max(side, 4.0)
+    width = max((x2 - x1) * (1 + 2 * CROP_MARGIN), 4.0)
+    height = max((y2 - y1) * (1 + 2 * CROP_MARGIN), 4.0)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     # An affine warp crops and scales in one step and handles crops past the frame edge.
-    scale = CROP_SIZE / side
-    matrix = np.array([[scale, 0, CROP_SIZE / 2 - cx * scale], [0, scale, CROP_SIZE / 2 - cy * scale]])
+    sx, sy = CROP_SIZE / width, CROP_SIZE / height
+    matrix = np.array([[sx, 0, CROP_SIZE / 2 - cx * sx], [0, sy, CROP_SIZE / 2 - cy * sy]])
     return cv2.warpAffine(frame, matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA,
                           borderMode=cv2.BORDER_REPLICATE)
 
