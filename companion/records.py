@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,3 +212,18 @@ def replay(header: RecordHeader, events: Iterable[RecordEvent]) -> Iterator[tupl
             continue
         state, effects = state.apply_with_effects(action)
         yield Verdict(event.line, str(action), True, None, tuple(effects)), state
+
+
+def agreeing_prefix(seen: Sequence[str], played: Sequence[str], together: Callable[[str], bool]) -> int:
+    """How many of the first actions of `seen` are those of `played` (a record's), where a run of
+    consecutive played actions for which `together` holds was made at once and may be seen in any
+    order (Icebomb Arena's plans are revealed together; a camera applies them seat by seat)."""
+    agree = 0
+    while agree < min(len(seen), len(played)):
+        run = 1
+        while together(played[agree]) and agree + run < len(played) and together(played[agree + run]):
+            run += 1
+        if sorted(seen[agree:agree + run]) != sorted(played[agree:agree + run]):
+            break
+        agree += run
+    return agree

@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from companion.records import agreeing_prefix  # noqa: E402
 from companion.pipeline import CameraFeed, PipelineConfig  # noqa: E402
 from companion.session import SessionHub, SourceRunner  # noqa: E402
 from companion.sources import DrawnTable, Frame, MarkerDetector, demo_video_path, open_source  # noqa: E402
@@ -116,27 +117,13 @@ def throughput(frames, prefix, detect, config, demo_record=None) -> dict:
     if demo_record is not None:
         # The record is what was played: the game's moves so far must be its first ones, in order.
         played = [a for line in Path(demo_record).read_text().splitlines()[1:] if (a := json.loads(line).get("action"))]
-        agree = _agreeing_prefix([i.text for i in log], played)
+        agree = agreeing_prefix([i.text for i in log], played, together=lambda a: " plan " in a)
         right = {"record_moves_in_order": sum(1 for i in log[:agree] if i.source == "camera"),
                  "camera_moves_off_record": len(moves) - sum(1 for i in log[:agree] if i.source == "camera"),
                  "record_moves": len(played)}
     return {"frames": len(frames), "seconds": round(elapsed, 3), "frames_per_s": round(len(frames) / elapsed, 1),
             "moves_recognised": len(moves), "verdicts": feed.stats.counts.get("verdicts", 0), **right,
             **feed.stats.summary()}
-
-
-def _agreeing_prefix(seen: list[str], played: list[str]) -> int:
-    """How many of the first moves agree. The plans of one reveal are shown at once, and the camera
-    applies them seat by seat: a run of plans agrees when it holds the same plans in any order."""
-    agree = 0
-    while agree < min(len(seen), len(played)):
-        run = 1
-        while " plan " in played[agree] and agree + run < len(played) and " plan " in played[agree + run]:
-            run += 1
-        if sorted(seen[agree:agree + run]) != sorted(played[agree:agree + run]):
-            break
-        agree += run
-    return agree
 
 
 def free_port() -> int:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.cli import sample_record_path
-from companion.records import RecordError, RecordHeader, parse_record, read_record, replay, write_record
+from companion.records import RecordError, RecordHeader, agreeing_prefix, parse_record, read_record, replay, write_record
 
 HEADER = json.dumps({"format": "icehouse-record/1", "game": "icebomb-arena", "players": ["A", "B", "C", "D"], "seed": 5})
 
@@ -106,3 +106,15 @@ def test_fuzzed_records_raise_only_record_errors(record_lines):
         return
     for verdict, _state in replay(header, events):
         assert verdict.legal or verdict.reason
+
+
+def test_actions_made_together_agree_with_the_record_in_any_order():
+    played = ["P1 bomb a1", "P1 plan LN", "P2 plan SE", "P3 plan MU", "P1 move LN", "P2 move SE"]
+    plan = lambda a: " plan " in a  # noqa: E731
+    seen = ["P1 bomb a1", "P3 plan MU", "P1 plan LN", "P2 plan SE", "P1 move LN"]
+    assert agreeing_prefix(seen, played, together=plan) == 5
+    assert agreeing_prefix(seen, played, together=lambda a: False) == 1  # in strict order
+    # A reveal counts whole or not at all: one plan read wrong stops the agreement before it.
+    wrong = ["P1 bomb a1", "P1 plan LN", "P2 plan ME", "P3 plan MU", "P1 move LN"]
+    assert agreeing_prefix(wrong, played, together=plan) == 1
+    assert agreeing_prefix(played[:2], played, together=plan) == 1  # a reveal seen only in part

@@ -10,17 +10,19 @@ import pytest
 
 from companion import models
 from companion.pipeline import CameraFeed, PipelineConfig, load_detector
+from companion.records import agreeing_prefix
 from companion.session import SessionHub
 from companion.sources import open_source
 from tests.test_pipeline import SAMPLE, ListSource
 
 pytestmark = pytest.mark.skipif(not models.DETECTOR_WEIGHTS.exists(), reason="models/pieces.pt is not in this tree")
 
-# The demo's frames through the last gladiator's entry (bombs on a6 and g6, clear glass on white
-# squares, are not found by the detector: the picture's change reads them).
-FRAMES = 140
-# Measured with session 6's detector: bombs and entries, all twelve.
-AT_LEAST_RIGHT = 12
+# The demo's frames through the first round's actions: bombs (those on a6 and g6, clear glass on
+# white squares, are not found by the detector: the picture's change reads them), entries, the
+# first reveal of plans (its sizes need the board's geometry) and the moves and block that follow.
+FRAMES = 240
+# Measured with session 7's detector: all 24 camera moves of those frames, in the record's order.
+AT_LEAST_RIGHT = 24
 
 
 def test_the_demo_s_first_moves_are_the_record_s_and_none_is_wrong(tmp_path):
@@ -42,6 +44,7 @@ def test_the_demo_s_first_moves_are_the_record_s_and_none_is_wrong(tmp_path):
     log = [(item.source, item.text) for item in hub.session.snapshot().log]
     hub.close()
     camera = [i for i, (source, _) in enumerate(log) if source == "camera"]
-    assert all(log[i][1] == played[i] for i in range(len(log))), log  # nothing off the record
+    # Nothing off the record; the plans of one reveal are applied seat by seat, in any order.
+    assert agreeing_prefix([text for _, text in log], played, together=lambda a: " plan " in a) == len(log), log
     assert len(camera) >= AT_LEAST_RIGHT
     assert feed.stats.counts["actions_from_picture"] >= 2  # a6 and g6
