@@ -127,6 +127,12 @@ class LocateConfig:
     """Light-cell cues: a cell must be this much lighter (grey levels) than the lines around it."""
     hex_min_cellness: float = 0.5
     """Share of a cell's six sides that must show a line for the cell to count as on the board."""
+    hex_placement_tie: float = 2.0
+    """Placements of the board on the lattice within this much summed cellness of the best are told
+    apart by how well their outline follows the picture's edges."""
+    hex_outline_min_edge: float = 40.0
+    """An outline is on an edge when the median smoothed Sobel magnitude along it reaches this (on
+    the benchmark's frames true outlines gave 70-190, outlines lying on nothing in particular 8-20)."""
     hex_side_points: int = 2
     """A cell's side shows a line when this many of three points along it (its middle and either
     side) are on a line: a stray line crossing the side (wood grain, a patterned cloth beyond the
@@ -1011,14 +1017,32 @@ def _outside(corners: np.ndarray, shape: tuple[int, ...], margin: float) -> bool
                 or np.any(corners[:, 0] > w - 1 + margin) or np.any(corners[:, 1] > h - 1 + margin))
 
 
-def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+@dataclass(frozen=True)
+class _Hidden:
+    """Where a hand covers the frame: `mask` holds the frame's pixels scaled by `scale`."""
+
+    mask: np.ndarray
+    scale: float
+
+    def at(self, points: np.ndarray) -> np.ndarray:
+        """Whether each of the frame's (x, y) pixels (N x 2) is covered; points off the frame are not."""
+        xy = np.round(np.asarray(points, float) * self.scale).astype(int)
+        h, w = self.mask.shape
+        ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        out = np.zeros(len(xy), bool)
+        out[ok] = self.mask[xy[ok, 1], xy[ok, 0]]
+        return out
+
+
+def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
+                hidden: _Hidden | None = None) -> _Found:
     """The hex board from its lines (either polarity, at full and then half resolution); when
     that finds little, also from light cells ringed by darker lines (boards drawn with wide dark
-    gaps between the cells)."""
+    gaps between the cells). `hidden`: where a hand covers the frame (see `_place_hex_board`)."""
 
     def at(factor: float) -> Callable[[], _Found]:
         small = gray if factor == 1 else cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-        return lambda: _locate_hex_by_lines(small, scale * factor, spec, config)
+        return lambda: _locate_hex_by_lines(small, scale * factor, spec, config, hidden)
 
     found, error = _first_good_enough((at(f) for f in config.hex_line_scales), config.hex_retry_below)
     if found is not None and found.confidence >= config.hex_fallback_below:
@@ -1027,7 +1051,7 @@ def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateC
     coarse = min(1.0, config.hex_light_cell_width / gray.shape[1])
     small = cv2.resize(gray, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA) if coarse < 1 else gray
     try:
-        other = _locate_hex_by_light_cells(small, scale * coarse, spec, config)
+        other = _locate_hex_by_light_cells(small, scale * coarse, spec, config, hidden)
     except BoardNotFound:
         if found is None:
             raise error from None
@@ -1059,10 +1083,15 @@ def _hex_lattice(pts: np.ndarray, n: int, config: LocateConfig,
 
 
 def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig, idx: np.ndarray,
-                     img: np.ndarray, pos: np.ndarray, cellness: np.ndarray, total: int) -> _Found:
+                     img: np.ndarray, pos: np.ndarray, cellness: np.ndarray, total: int,
+                     hidden: _Hidden | None = None) -> _Found:
     """Places the radius-n board on the lattice positions with the most cellness and fits its view.
 
     Both hex cues (grid lines, light cells) end here; they differ only in how they score cellness.
+    A hand over an edge row makes the true board and one moved a row away from the hand score
+    alike (the moved one takes in the board's dark rim, which shows lines too); placements that
+    close are told apart by the board's outline, which is an edge in the picture only where the
+    board really ends (`_hex_placement_by_outline`); else the one centred on what was seen wins.
     """
     n = spec.hex_radius
     qs, rs = idx[:, 0], idx[:, 1]
@@ -1070,17 +1099,20 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
     cellness = cellness.copy()
     cellness[np.array([tuple(k) in matched_set for k in pos.astype(int)])] = 1.0
     mid = idx.mean(0)
-    best = None
+    scored = []
     for cq in range(qs.min() - n, qs.max() + n + 1):
         for cr in range(rs.min() - n, rs.max() + n + 1):
             dq, dr = pos[:, 0] - cq, pos[:, 1] - cr
             within = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
-            # Ties (a whole edge row hidden) go to the board centred on what was seen.
             off = np.array([cq, cr]) - mid
-            score = (round(float(cellness[within].sum()), 1), -float(off @ off))
-            if best is None or score > best[0]:
-                best = (score, cq, cr)
-    _, cq, cr = best
+            scored.append((round(float(cellness[within].sum()), 1), -float(off @ off), cq, cr))
+    scored.sort(reverse=True)
+    best = scored[0]
+    close = [c for c in scored[:6] if c[0] >= best[0] - config.hex_placement_tie]
+    if len(close) > 1:
+        best = _hex_placement_by_outline(gray, scale, spec, idx, img, close, hidden,
+                                         config.hex_outline_min_edge) or best
+    cq, cr = best[2], best[3]
     dq, dr = qs - cq, rs - cr
     inside = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
     k = int(inside.sum())
@@ -1134,9 +1166,47 @@ def _first_good_enough(attempts: Iterable[Callable[[], _Found]],
     return best, error
 
 
-def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, idx: np.ndarray, img: np.ndarray,
+                              candidates: list[tuple], hidden: _Hidden | None, min_edge: float,
+                              switch_ratio: float = 1.5) -> tuple | None:
+    """Of near-equal placements (cellness, centring, cq, cr; the best first), one whose board
+    outline runs along clearly stronger edges of the picture than the first's (points under a hand
+    left out; `min_edge`: a smoothed Sobel magnitude); None when the first stands."""
+    to_image, _ = cv2.findHomography(HEX_LATTICE.plane(idx.astype(float)), img, 0)
+    if to_image is None:
+        return None
+    blur = cv2.GaussianBlur(gray, (0, 0), 1.0).astype(np.float32)
+    edges = cv2.magnitude(cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1))
+    # The strongest edge within a pixel or two of each point: the fitted lattice is not exact.
+    near = cv2.dilate(edges, np.ones((5, 5), np.uint8))
+    corners = spec.outline()
+    t = (np.arange(12) + 0.5) / 12
+    ring = np.concatenate([a + t[:, None] * (b - a) for a, b in zip(corners, np.roll(corners, -1, axis=0))])
+    gh, gw = gray.shape
+    scores = []
+    for candidate in candidates:
+        cq, cr = candidate[2], candidate[3]
+        lattice = ring / (spec.hex_mm * SQRT3) + HEX_LATTICE.plane(np.array([[cq, cr]], float))
+        px = _apply_h(to_image, lattice)
+        xy = np.round(px).astype(int)
+        ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
+        if hidden is not None:
+            ok &= ~hidden.at(px / scale)
+        if ok.sum() < len(ring) // 3:
+            return None  # too little of the outline in view to judge by
+        scores.append(float(np.median(near[xy[ok, 1], xy[ok, 0]])))
+    # The most cellness stays unless another outline is clearly on an edge and clearly more so
+    # (early attempts on a poor lattice put every outline on nothing in particular).
+    k = int(np.argmax(scores))
+    if scores[k] >= max(min_edge, switch_ratio * scores[0]):
+        return candidates[k]
+    return None
+
+
+def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
+                         hidden: _Hidden | None = None) -> _Found:
     def fit(pts: np.ndarray, line_strength: np.ndarray) -> Callable[[], _Found]:
-        return lambda: _hex_board_from_line_cues(gray, scale, spec, config, pts, line_strength)
+        return lambda: _hex_board_from_line_cues(gray, scale, spec, config, pts, line_strength, hidden)
 
     best, error = _first_good_enough((fit(pts, strength) for pts, strength, _ in hex_centre_cues(gray, config)),
                                      config.hex_retry_below)
@@ -1146,7 +1216,7 @@ def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config
 
 
 def _hex_board_from_line_cues(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
-                              pts: np.ndarray, line_strength: np.ndarray) -> _Found:
+                              pts: np.ndarray, line_strength: np.ndarray, hidden: _Hidden | None = None) -> _Found:
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
     # Pieces hide cells: a lattice that explains nearly every cue found is good enough to stop at.
@@ -1172,10 +1242,11 @@ def _hex_board_from_line_cues(gray: np.ndarray, scale: float, spec: BoardSpec, c
     hit[ok] = on_line[xy[ok, 1], xy[ok, 0]]
     sides = (hit.reshape(len(pos), 6, 3).sum(2) >= config.hex_side_points).mean(1)
     cellness = np.where(sides >= config.hex_min_cellness, sides, 0.0)
-    return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total)
+    return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total, hidden)
 
 
-def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
+                               hidden: _Hidden | None = None) -> _Found:
     pts = light_cell_cues(gray, config)
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
@@ -1207,7 +1278,7 @@ def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, 
     scale_c = float(np.nanmedian(contrast[is_matched])) if is_matched.any() else 1.0
     # A piece over a cell darkens its centre: that is no evidence against a cell, so no negatives.
     cellness = np.nan_to_num(np.clip(contrast / max(scale_c, 1e-3), 0, 1), nan=0.0)
-    return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total)
+    return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total, hidden)
 
 
 def _polygon_centroid(poly: np.ndarray) -> np.ndarray:
@@ -1668,7 +1739,8 @@ class Locator:
             hex_scale = min(1.0, cfg.hex_work_width / ww)
             hex_gray = cv2.resize(full_gray, (round(ww * hex_scale), round(hh * hex_scale)),
                                   interpolation=cv2.INTER_AREA) if hex_scale < 1 else full_gray
-            found = _locate_hex(hex_gray, hex_scale, self.spec, cfg)
+            hand = _hand_mask(small, cfg)
+            found = _locate_hex(hex_gray, hex_scale, self.spec, cfg, None if hand is None else _Hidden(hand, scale))
         elif kind == "coasters":
             found = _locate_coasters(small, scale, self.spec, cfg)
         else:
