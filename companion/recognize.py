@@ -3,14 +3,15 @@
 `Recognizer` joins board localisation (`companion.vision.locate`), a detector (any callable from a
 BGR frame to `Detection`s, so tests and tools can inject one without a model) and the mapper.
 A frame where no board is found still yields an observation: the pieces in pixels, unmapped,
-marked unsure, with the reason in `notes`.
+marked unsure, with the reason in `notes`. On a bare table (IceTowers) without its marker sheet the
+towers are still grouped, in the picture alone: a score needs which pieces stand on which, not where.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -19,7 +20,7 @@ import numpy as np
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
 from companion.models import COLOUR_WEIGHTS, detector_for_inference
-from companion.vision.locate import BoardNotFound, BoardSpec, Locator, board_outline
+from companion.vision.locate import BoardLocation, BoardNotFound, BoardSpec, Locator, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.mapper import Mapper, MapperConfig, config_for
 from companion.vision.observation import Observation, SeenPiece
@@ -63,6 +64,8 @@ class Recognizer:
             location = self._locator.locate(prepared, prepared=True)
         except BoardNotFound as exc:
             detections = detect_near_board(self.detect, prepared, None) if self.look_closer else self.detect(prepared)
+            if self.spec.kind == "table":
+                return self._towers_in_the_picture(detections, prepared.shape, name, str(exc))
             pieces = tuple(SeenPiece(kind=d.kind, colour=d.colour, size=d.size, pose=d.pose, box=d.box, apex=d.apex,
                                      contact=d.contact, confidence=d.confidence, unsure=("board not found",))
                            for d in detections)
@@ -71,6 +74,21 @@ class Recognizer:
                                         seat_zones=self._mapper.config.seats > 0) if self.look_closer
                       else self.detect(prepared))
         return self._mapper.map(detections, location, name)
+
+
+    def _towers_in_the_picture(self, detections: list[Detection], shape: Sequence[int], name: str | None,
+                               reason: str) -> Observation:
+        """The mapper on the picture's own plane: stacking is judged from pixels (contact points on
+        axes), so towers come out right without the table's plane, while sizes are not checked
+        against a geometry (there is none) and no piece gets table coordinates."""
+        h, w = shape[:2]
+        location = BoardLocation(BoardSpec(kind="table"), ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
+                                 (w, h), 0.0, "picture")
+        mapper = Mapper(self.game, replace(self._mapper.config, check_sizes=False))
+        seen = mapper.map(detections, location, name)
+        pieces = tuple(replace(p, table_mm=None) for p in seen.pieces)
+        return Observation(self.game, pieces, None, name,
+                           (reason, "the table's plane is unknown: towers grouped in the picture, no positions"))
 
 
 def detections_from_json(path: str | Path) -> DetectFn:

@@ -83,3 +83,26 @@ def test_the_recogniser_shows_the_detector_the_board_region_and_maps_back_to_fra
     found = [p.box for p in observation.pieces]
     assert inside and len(found) == len(inside)
     assert all(any(np.allclose(d.box, b) for b in found) for d in inside)  # back in whole-frame pixels
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_without_the_table_sheet_icetowers_towers_are_grouped_in_the_picture_alone(seed):
+    import numpy as np
+
+    from companion.recognize import Recognizer, board_spec_for
+    from companion.synth.labels import sidecar
+    from companion.synth.scenes import sample_scene
+    from companion.vision.mapper import Mapper, config_for, location_from_truth
+    from companion.vision.observation import icetowers_position
+
+    truth = sidecar(sample_scene("icetowers", seed, 640, 480), None)
+    detections = truth_detections(truth)
+    blank = np.full((480, 640, 3), 128, np.uint8)  # no marker sheet in view
+    seen = Recognizer("icetowers", lambda frame: detections, board_spec_for("icetowers"),
+                      look_closer=False).observe(blank, "table.png")
+    assert seen.board is None and any("marker" in note for note in seen.notes)
+    assert all(p.table_mm is None for p in seen.pieces)
+    # The same towers as the mapper finds knowing the table's plane: stacking is read from pixels.
+    with_plane = Mapper("icetowers", config_for("icetowers")).map(detections, location_from_truth(truth))
+    assert icetowers_position(seen) == icetowers_position(with_plane)
+    assert icetowers_position(seen)["towers"]
