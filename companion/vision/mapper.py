@@ -224,8 +224,9 @@ class Mapper:
                 confidence = min(confidence, d.colour_confidence)
                 if d.colour_confidence < 0.5:
                     unsure.append(f"colour {d.colour.value if d.colour else '?'} uncertain")
-        if d.contact is None:
-            unsure.append("contact point not seen")
+            # Only pyramids have keypoints; a token stands where its box's bottom middle is.
+            if d.contact is None:
+                unsure.append("contact point not seen")
         if d.pose == Pose.LYING:
             if d.apex is None or d.contact is None:
                 unsure.append("direction not seen")

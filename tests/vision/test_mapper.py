@@ -210,3 +210,15 @@ def test_in_icebomb_arena_a_piece_seen_twice_or_a_pawns_head_seen_as_a_pyramid_i
     # Where pieces nest (Zamboni Wars), overlapping pyramids are different pieces.
     zamboni = Mapper("zamboni-wars", replace(config_for("zamboni-wars"), check_sizes=False)).map(seen, loc)
     assert sum(p.kind == "pyramid" for p in zamboni.pieces) == 3
+
+
+def test_a_token_stands_where_its_box_ends_and_is_not_unsure_for_lacking_keypoints():
+    loc = _location()
+    cell = loc.spec.cell_mm
+    f0, r0, _, _ = loc.spec.area_box
+    x, y = loc.board_to_image(np.array([[(f0 + 0.5) * cell, (r0 + 0.5) * cell]]))[0]
+    pawn = Detection("pawn", (x - 6, y - 24, x + 6, y), 0.9, "pawn")  # the detector gives tokens no keypoints
+    pyramid = Detection("pyramid", (x - 6, y - 24, x + 6, y), 0.9, "M-upright", Colour.RED, Size.MEDIUM, Pose.UPRIGHT)
+    seen_pawn, seen_pyramid = (Mapper("icebomb-arena").map([d], loc).pieces[0] for d in (pawn, pyramid))
+    assert seen_pawn.cell == "a1" and not seen_pawn.unsure
+    assert seen_pyramid.cell == "a1" and "contact point not seen" in seen_pyramid.unsure
