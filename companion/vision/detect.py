@@ -34,10 +34,11 @@ class DetectorConfig:
     imgsz: int = DETECTOR_IMGSZ  # the size the shipped model was trained at
     close_imgsz: int = DETECTOR_CLOSE_IMGSZ  # for `Detector.closely`: regions where the pieces are small
     # Checked on the validation split by scripts/choose_confidence.py (scripts/model_card.py reports
-    # the test split): with session 5's model, F1 0.688 / 0.705 / 0.719 at 0.25 / 0.35 / 0.45 (false
-    # detections per image 1.63 / 0.95 / 0.43); session 4's was flat from 0.35 to 0.5. 0.35 is kept
-    # because photographs are not renders: on the two reference photographs of real pieces, 5 of 39
-    # detections (mostly pieces in stacks, all real) score 0.35-0.45.
+    # the test split): with session 7's model (and the size check), F1 0.797 / 0.804 / 0.800 / 0.800
+    # at 0.25 / 0.3 / 0.35 / 0.45 (false detections per image 0.54 / 0.41 / 0.35 / 0.20); session 5's
+    # rose to 0.45, session 4's was flat from 0.35 to 0.5. 0.35 is kept: F1 is flat, and photographs
+    # are not renders: on the two reference photographs of real pieces, 5 of 39 detections (mostly
+    # pieces in stacks, all real) scored 0.35-0.45 with session 5's model.
     confidence: float = 0.35
     iou: float = 0.6
     # The model suppresses overlaps class by class; across classes, a box overlapping a better one by
