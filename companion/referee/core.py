@@ -199,7 +199,7 @@ class Referee:
         if best.distance == 0 and not best.actions:
             return from_picture() or Verdict(True, (), "no move", self.state, tuple(ranked[1: 1 + self.keep]))
         if best.distance >= 1 and baseline is not None:
-            verdict = self._judge_change(observation, baseline, ranked)
+            verdict = self._judge_change(observation, baseline, ranked, changed)
             if verdict is not None:
                 return verdict if verdict.actions else (from_picture() or verdict)
         ties = [e for e in ranked if e.distance == best.distance and len(e.actions) == len(best.actions)
@@ -225,7 +225,7 @@ class Referee:
         The detector's items must not contradict it: what it saw appear or vanish since the
         baseline is part of the action, and nothing the action takes away is still seen.
         """
-        appeared, vanished, expected_now, seen = self._changes_since(observation, baseline)
+        appeared, vanished, expected_now, seen = self._changes_since(observation, baseline, changed)
         matches = []
         for e in ranked:
             if len(e.actions) != 1:
@@ -246,27 +246,38 @@ class Referee:
                        tuple(ranked[: self.keep]), True, self._persistent(observation, self.adapter.expected(best.state)),
                        tuple(sorted(changed)))
 
-    def _changes_since(self, observation: Observation, baseline: Observation) -> tuple[Counter, Counter, Counter, Counter]:
+    def _changes_since(self, observation: Observation, baseline: Observation,
+                       changed: frozenset[str] = frozenset()) -> tuple[Counter, Counter, Counter, Counter]:
         """(appeared, vanished, expected now, seen now) since the baseline, as the game sees items.
 
         An item the game expected but the baseline missed (or showed wrongly), now seen right, is
         a misread ending, not part of a move: it is left out of what appeared (or vanished).
+        When the picture is known to have changed somewhere (`changed`, the cells whose picture
+        changed), nothing appeared or vanished on a board cell whose picture did not: such a
+        difference is the detector's (a glass bead it finds in one frame and not the next).
         """
         seen, _ = self.adapter.seen(observation)
         before, _ = self.adapter.seen(baseline)
         expected_now = self.adapter.expected(self.state)
         appeared = (seen - before) - (expected_now - before)
         vanished = (before - seen) - (before - expected_now)
+        if changed:
+            def still(item: str) -> bool:
+                where = item_where(item)
+                return _is_cell(where) and where not in changed
+
+            appeared = Counter({k: v for k, v in appeared.items() if not still(k)})
+            vanished = Counter({k: v for k, v in vanished.items() if not still(k)})
         return appeared, vanished, expected_now, seen
 
     def _persistent(self, observation: Observation, expected: Counter) -> tuple[str, ...]:
         seen, _ = self.adapter.seen(observation)
         return tuple(sorted(((expected - seen) + (seen - expected)).elements()))
 
-    def _judge_change(self, observation: Observation, baseline: Observation,
-                      ranked: list[Explanation]) -> Verdict | None:
+    def _judge_change(self, observation: Observation, baseline: Observation, ranked: list[Explanation],
+                      changed: frozenset[str] = frozenset()) -> Verdict | None:
         """The one legal explanation of exactly what changed since `baseline`, if there is one."""
-        appeared, vanished, expected_now, _ = self._changes_since(observation, baseline)
+        appeared, vanished, expected_now, _ = self._changes_since(observation, baseline, changed)
         alternatives = tuple(ranked[: self.keep])
         if not appeared and not vanished:
             # The table is as it was when it last agreed with the game: its misreads persist.

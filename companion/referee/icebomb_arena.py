@@ -16,9 +16,13 @@ from typing import Any
 
 from companion.games.base import CHANCE, TERMINAL
 from companion.games.icebomb_arena import Phase, Plan, IcebombState
-from companion.pieces import Colour, Size
+from companion.pieces import Colour, Pose, Size
 from companion.referee.core import Adapter
-from companion.vision.observation import SeenPiece
+from companion.vision.observation import Observation, SeenPiece
+from companion.vision.tracker import item_text
+
+# Pyramids a glass bead can be taken for.
+GLASS_LIKE = (Colour.CLEAR, Colour.WHITE)
 
 
 def _zone_items(colour: Colour, seat: int, planned: Sequence[Any]) -> Counter:
@@ -51,6 +55,22 @@ class IcebombAdapter(Adapter):
                 if hand and state.alive[p]:
                     items += _zone_items(self.colours[p], p, hand)
         return items
+
+    def seen(self, observation: Observation) -> tuple[Counter, Counter]:
+        """As every game sees its pieces, except that a small clear or white upright pyramid on a
+        square, of a colour no seat plays, is no block: it is a glass bead (a bomb) taken for a
+        pyramid (session 7's detector reads the demo's clear bead on a6 so). It counts as that bead,
+        unsure."""
+        items, unsure = super().seen(observation)
+        for p in observation.pieces:
+            if (p.is_pyramid and p.cell is not None and p.colour in GLASS_LIKE and p.colour not in self.colours
+                    and p.size == Size.SMALL and p.pose == Pose.UPRIGHT):
+                text = item_text(p)
+                items[text] -= 1
+                unsure[text] -= 1 if unsure[text] else 0
+                items[f"bead @{p.cell}"] += 1
+                unsure[f"bead @{p.cell}"] += 1
+        return +items, +unsure
 
     def relevant(self, piece: SeenPiece) -> bool:
         if piece.kind in ("d6", "d8"):

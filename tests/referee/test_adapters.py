@@ -259,3 +259,20 @@ def test_ice_arena_a_bot_where_it_cannot_go_is_illegal_or_misread():
     verdict = referee.update(replace(table, pieces=pieces))
     assert not verdict.accepted and verdict.text.startswith("illegal or misread: expected ")
     assert referee.state is state
+
+
+# --- Icebomb Arena ----------------------------------------------------------------------------
+
+def test_icebomb_a_clear_small_pyramid_on_a_square_is_read_as_the_glass_bead_it_looks_like():
+    adapter = adapter_for("icebomb-arena", (Colour.RED, Colour.YELLOW, Colour.GREEN, Colour.BLUE))
+    seen = Observation("icebomb-arena", (
+        _upright(Colour.CLEAR, Size.SMALL, "a6"),   # a bead taken for a pyramid: no seat plays clear
+        _upright(Colour.RED, Size.SMALL, "c3"),     # P1's block
+        _upright(Colour.WHITE, Size.MEDIUM, "d4"),  # too big for a bead: reported as it is
+    ))
+    items, unsure = adapter.seen(seen)
+    assert items == {"bead @a6": 1, "red-S U @c3": 1, "white-M U @d4": 1}
+    assert unsure == {"bead @a6": 1}
+    # A seat that plays clear has clear blocks.
+    clear_seat = adapter_for("icebomb-arena", (Colour.CLEAR, Colour.YELLOW, Colour.GREEN, Colour.BLUE))
+    assert clear_seat.seen(seen)[0]["clear-S U @a6"] == 1

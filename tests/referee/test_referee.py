@@ -167,10 +167,21 @@ def test_a_picture_change_no_single_action_explains_changes_nothing():
 def test_the_picture_never_overrules_what_the_detector_saw_change():
     state = _icebomb_bombs_phase("P3 bomb d4", "P4 bomb h5")
     baseline = _beads("d4", "h5")
-    # The bead on d4 vanished to the detector (no action takes a bomb away) while the picture
-    # changed on c1, where P1 could put a bomb: no legal action explains both.
-    verdict = _icebomb_referee(state).judge(_beads("h5"), baseline, frozenset({"c1"}))
+    # The bead on d4 vanished to the detector (no action takes a bomb away), and the picture
+    # changed there and on c1, where P1 could put a bomb: no legal action explains both.
+    verdict = _icebomb_referee(state).judge(_beads("h5"), baseline, frozenset({"c1", "d4"}))
     assert not verdict.accepted and verdict.text.startswith("illegal or misread")
+
+
+def test_a_piece_the_detector_loses_where_the_picture_did_not_change_is_its_misread():
+    state = _icebomb_bombs_phase("P3 bomb d4", "P4 bomb h5")
+    baseline = _beads("d4", "h5")
+    # The detector lost d4's bead (a clear bead it finds in one frame and not the next), but d4's
+    # picture did not change: the bead is there. The picture changed on c1 alone: P1's bomb.
+    verdict = _icebomb_referee(state).judge(_beads("h5"), baseline, frozenset({"c1"}))
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["P1 bomb c1"]
+    # Without the picture (no baseline frame), the lost bead still stands against any move.
+    assert not _icebomb_referee(state).judge(_beads("h5"), baseline).accepted
 
 
 def test_a_misread_that_ends_is_not_part_of_the_next_move():
