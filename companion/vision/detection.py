@@ -93,12 +93,21 @@ class Detection:
         }
 
 
-def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
-    """Intersection over union of two (x1, y1, x2, y2) boxes."""
+def box_area(box: Sequence[float]) -> float:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def box_intersection(a: Sequence[float], b: Sequence[float]) -> float:
+    """The area two (x1, y1, x2, y2) boxes share."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return ix * iy
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two (x1, y1, x2, y2) boxes."""
+    inter = box_intersection(a, b)
+    union = box_area(a) + box_area(b) - inter
     return inter / union if union > 0 else 0.0
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from companion.boards.hexgrid import round_axial
 from companion.geometry import stack_rise
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Pose, Size
-from companion.vision.detection import Detection, box_iou
+from companion.vision.detection import Detection, box_area, box_intersection, box_iou
 from companion.vision.locate import BoardLocation, BoardSpec
 from companion.vision.sizing import check_sizes
 from companion.vision.observation import PYRAMID, Observation, SeenBoard, SeenPiece
@@ -432,10 +432,8 @@ def _one_detection_per_piece(detections: Sequence[Detection], same_piece_iou: fl
 
 def _inside(box: tuple[float, ...], outer: tuple[float, ...]) -> float:
     """The share of `box`'s area that lies within `outer`."""
-    ix = min(box[2], outer[2]) - max(box[0], outer[0])
-    iy = min(box[3], outer[3]) - max(box[1], outer[1])
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    return ix * iy / area if ix > 0 and iy > 0 and area > 0 else 0.0
+    area = box_area(box)
+    return box_intersection(box, outer) / area if area > 0 else 0.0
 
 
 def _cells(spec: BoardSpec) -> list[tuple[str, np.ndarray]]:
