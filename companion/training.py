@@ -29,6 +29,11 @@ class TrainConfig:
     resume: bool = False
     patience: int = 50
     seed: int = 0
+    # Continuing from trained weights, ultralytics' default warm-up (3 epochs, bias LR starting at 0.1)
+    # and its automatic AdamW rate knocked validation mAP50 back 1-2.5 points in the first two epochs of
+    # sessions 5-7 (runs/detector/pieces-s*/results.csv). None keeps ultralytics' defaults.
+    lr0: float | None = None  # given, the optimiser is AdamW at this rate instead of "auto"
+    warmup_epochs: float | None = None
     # Colour is part of the class: hue jitter would teach red and orange to swap, so keep it tiny.
     augment: dict[str, Any] = field(default_factory=lambda: {
         "hsv_h": 0.004, "hsv_s": 0.5, "hsv_v": 0.45, "degrees": 0.0, "translate": 0.1, "scale": 0.4,
@@ -60,9 +65,18 @@ def train(config: TrainConfig) -> Path:
                     device="cpu", workers=0, plots=False, amp=False, project=str(config.project.resolve()),
                     name=config.name, exist_ok=True, patience=config.patience, seed=config.seed,
                     deterministic=False, verbose=True, **({"time": config.hours} if config.hours else {}),
-                    **config.augment)
+                    **_schedule(config), **config.augment)
     best = run_dir / "weights" / "best.pt"
     return best if best.exists() else last
+
+
+def _schedule(config: TrainConfig) -> dict[str, Any]:
+    schedule: dict[str, Any] = {}
+    if config.lr0 is not None:
+        schedule.update(optimizer="AdamW", lr0=config.lr0)
+    if config.warmup_epochs is not None:
+        schedule["warmup_epochs"] = config.warmup_epochs
+    return schedule
 
 
 def describe(config: TrainConfig) -> dict[str, Any]:

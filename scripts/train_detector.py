@@ -30,9 +30,12 @@ def main() -> None:
     parser.add_argument("--name", default="pieces")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--lr0", type=float, help="AdamW at this learning rate (default: ultralytics' automatic choice)")
+    parser.add_argument("--warmup-epochs", type=float, help="default: ultralytics' 3; less when continuing from trained weights")
     args = parser.parse_args()
     config = TrainConfig(data=args.data, model=args.model, imgsz=args.imgsz, epochs=args.epochs, hours=args.hours, batch=args.batch,
-                         name=args.name, threads=args.threads, resume=args.resume)
+                         name=args.name, threads=args.threads, resume=args.resume,
+                         lr0=args.lr0, warmup_epochs=args.warmup_epochs)
     print(json.dumps(describe(config)))
     start = time.time()
     best = train(config)
