@@ -33,7 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.evaluation import look_closer, match_by_box
+from companion.evaluation import MIN_VISIBLE, look_closer, match_by_box
 from companion.pieces import Colour, Pyramid, Size
 from companion.scoring import Observation as ScoredTable, ObservationError, parse_observation, score_observation
 from companion.vision.mapper import Mapper, config_for, location_from_truth, truth_detections, truth_objects
@@ -99,7 +99,8 @@ def visible_levels(objects: list[dict]) -> dict[int, int | None]:
     return out
 
 
-def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, detect=None, frame=None) -> None:
+def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, detect=None, frame=None,
+             examples: int = 3) -> None:
     game = truth["game"]
     seats = SEATS.get(game, lambda t: 0)(truth)
     mapper = Mapper(game, config_for(game, seats))
@@ -111,10 +112,12 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
         judged = list(zip(objects, observation.pieces))
     else:
         observation = mapper.map(look_closer(detect, frame, truth), location_from_truth(truth))
-        match = match_by_box([o["box_px"] for o in objects], [p.box for p in observation.pieces])
+        judged_objects = [o.get("visible_fraction", 0) >= MIN_VISIBLE for o in objects]
+        match = match_by_box([o["box_px"] for o in objects], [p.box for p in observation.pieces],
+                             judged=judged_objects)
         seen_for = [None if j is None else observation.pieces[j] for j in match]
         t["extra"] += len(observation.pieces) - sum(j is not None for j in match)
-        judged = [(o, s) for o, s in zip(objects, seen_for) if o.get("visible_fraction", 0) >= 0.5]
+        judged = [(o, s) for o, s, j in zip(objects, seen_for, judged_objects) if j]
     levels = visible_levels(objects)
     for obj, seen in judged:
         t["objects"] += 1
@@ -123,7 +126,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
             t["pyramids"] += obj["kind"] == "pyramid"
             t["lying"] += bool(obj.get("pose") == "lying" and obj.get("direction") and obj.get("nested_in") is None)
             t["stacked"] += obj.get("level") is not None and obj["kind"] == "pyramid"
-            if len(t["examples"]) < 3:
+            if len(t["examples"]) < examples:
                 t["examples"].append(f"seed {truth['seed']}: {obj.get('colour')}-{obj.get('size')} {obj['kind']} missed")
             continue
         where_true = obj.get("cell") or obj.get("zone")
@@ -150,7 +153,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
                 t["level"] += seen.level == levels[id(obj)]
                 ok = ok and seen.level == levels[id(obj)]
         t["all_right"] += ok
-        if not ok and len(t["examples"]) < 3:
+        if not ok and len(t["examples"]) < examples:
             t["examples"].append(f"seed {truth['seed']}: {obj.get('colour')}-{obj.get('size')} {obj['kind']} "
                                  f"truth {where_true} L{obj.get('level')} {obj.get('direction')} -> "
                                  f"{seen.colour and seen.colour.value}-{seen.size and int(seen.size)} "
@@ -216,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="test", help='dataset split, or "all" for a test-only dataset')
     parser.add_argument("--detector", action="store_true", help="detect with the trained model instead of the truth")
     parser.add_argument("--json", action="store_true", help="print the tally as JSON")
+    parser.add_argument("--examples", type=int, default=3, help="wrong pieces to print per game")
     args = parser.parse_args(argv)
     started = time.monotonic()
     tally: dict = defaultdict(lambda: defaultdict(int) | {"examples": []})
@@ -234,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             frame = cv2.imread(str(image))
             if frame is None:
                 raise SystemExit(f"eval_mapper: cannot read {image}")
-        evaluate(truth, args.noise, rng, tally, detect, frame)
+        evaluate(truth, args.noise, rng, tally, detect, frame, args.examples)
     if args.json:
         json.dump(tally, sys.stdout, indent=2, default=list)
         print()

@@ -136,6 +136,15 @@ def test_true_boxes_are_matched_to_the_seen_box_overlapping_most_each_used_once(
     assert match_by_box(truth, [(5, 0, 15, 10)]) == [None, None, None]  # IoU 1/3, under 0.5
 
 
+
+def test_a_box_goes_to_the_piece_that_is_judged_before_a_hidden_one_whose_box_it_overlaps_more():
+    cap, hidden = (0, 0, 10, 12), (0, 1, 10, 12)  # a piece nearly covered by its cap: nearly the same box
+    seen = [(0, 1, 10, 12.5)]  # overlaps the hidden piece's box more than the cap's
+    assert match_by_box([cap, hidden], seen) == [None, 0]
+    assert match_by_box([cap, hidden], seen, judged=[True, False]) == [0, None]
+    # A second detection there goes to the hidden piece: neither credited nor a false detection.
+    assert match_by_box([cap, hidden], seen + [hidden], judged=[True, False]) == [1, 0]
+
 def _eval_mapper():
     import importlib.util
     from pathlib import Path
