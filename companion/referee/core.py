@@ -185,11 +185,14 @@ class Referee:
         `baseline`: the position last seen when the table and the game agreed (the referee's
         state was accepted from it, or the game started with it); moves are then also read from
         the change since it. `changed_cells`: the cells whose picture changed since the baseline
-        (None when the camera cannot tell); read only when the detector's items explain nothing.
+        (empty: none did; None: the camera cannot tell). Nothing appears or vanishes on a cell
+        whose picture did not change; the cells alone tell the move only when the detector's
+        items explain nothing.
         """
         ranked = self.explain(observation)
         best = ranked[0]
         changed = frozenset(changed_cells or ())
+        picture_known = changed_cells is not None
 
         def from_picture() -> Verdict | None:
             if baseline is None or not changed:
@@ -199,7 +202,7 @@ class Referee:
         if best.distance == 0 and not best.actions:
             return from_picture() or Verdict(True, (), "no move", self.state, tuple(ranked[1: 1 + self.keep]))
         if best.distance >= 1 and baseline is not None:
-            verdict = self._judge_change(observation, baseline, ranked, changed)
+            verdict = self._judge_change(observation, baseline, ranked, changed if picture_known else None)
             if verdict is not None:
                 return verdict if verdict.actions else (from_picture() or verdict)
         ties = [e for e in ranked if e.distance == best.distance and len(e.actions) == len(best.actions)
@@ -247,21 +250,22 @@ class Referee:
                        tuple(sorted(changed)))
 
     def _changes_since(self, observation: Observation, baseline: Observation,
-                       changed: frozenset[str] = frozenset()) -> tuple[Counter, Counter, Counter, Counter]:
+                       changed: frozenset[str] | None = None) -> tuple[Counter, Counter, Counter, Counter]:
         """(appeared, vanished, expected now, seen now) since the baseline, as the game sees items.
 
         An item the game expected but the baseline missed (or showed wrongly), now seen right, is
         a misread ending, not part of a move: it is left out of what appeared (or vanished).
-        When the picture is known to have changed somewhere (`changed`, the cells whose picture
-        changed), nothing appeared or vanished on a board cell whose picture did not: such a
-        difference is the detector's (a glass bead it finds in one frame and not the next).
+        When the picture says where it changed (`changed`, the cells whose picture changed, empty
+        when none did), nothing appeared or vanished on a board cell whose picture did not: such a
+        difference is the detector's (a glass bead it finds in one frame and not the next, while
+        the players reveal their plans beside the board).
         """
         seen, _ = self.adapter.seen(observation)
         before, _ = self.adapter.seen(baseline)
         expected_now = self.adapter.expected(self.state)
         appeared = (seen - before) - (expected_now - before)
         vanished = (before - seen) - (before - expected_now)
-        if changed:
+        if changed is not None:
             def still(item: str) -> bool:
                 where = item_where(item)
                 return _is_cell(where) and where not in changed
@@ -275,7 +279,7 @@ class Referee:
         return tuple(sorted(((expected - seen) + (seen - expected)).elements()))
 
     def _judge_change(self, observation: Observation, baseline: Observation, ranked: list[Explanation],
-                      changed: frozenset[str] = frozenset()) -> Verdict | None:
+                      changed: frozenset[str] | None = None) -> Verdict | None:
         """The one legal explanation of exactly what changed since `baseline`, if there is one."""
         appeared, vanished, expected_now, _ = self._changes_since(observation, baseline, changed)
         alternatives = tuple(ranked[: self.keep])

@@ -78,8 +78,9 @@ def _tones_matched(frame: np.ndarray, reference: np.ndarray, inside: np.ndarray)
 
 
 def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation,
-                  config: ChangeConfig = ChangeConfig()) -> list[ChangedBlob]:
-    """The object-sized patches where `after` differs from `before` over the located board.
+                  config: ChangeConfig = ChangeConfig()) -> list[ChangedBlob] | None:
+    """The object-sized patches where `after` differs from `before` over the located board; None
+    when so much changed that the light did (then the picture cannot say where pieces moved).
 
     Both frames must have the same shape (the same camera and board lock); raises ValueError if not.
     """
@@ -92,7 +93,7 @@ def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation
     cv2.fillConvexPoly(mask, outline, 1)
     inside = mask.astype(bool)
     if not inside.any():
-        return []
+        return None
     k = (config.blur, config.blur)
     a, b = cv2.GaussianBlur(a, k, 0), cv2.GaussianBlur(b, k, 0)
     channel_diff = cv2.absdiff(a, _tones_matched(b, a, inside))
@@ -102,7 +103,7 @@ def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation
     changed = ((diff > config.level) & inside).astype(np.uint8)
     cell_area = _median_cell_area(location) * s * s
     if np.count_nonzero(changed) > config.max_total_cells * cell_area:
-        return []
+        return None
     count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
     blobs = []
     for i in range(1, count):
@@ -119,10 +120,13 @@ def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation
 
 def changed_cells(before: np.ndarray, after: np.ndarray, location: BoardLocation,
                   cell_of: Callable[[tuple[float, float]], str | None],
-                  config: ChangeConfig = ChangeConfig()) -> frozenset[str]:
+                  config: ChangeConfig = ChangeConfig()) -> frozenset[str] | None:
     """The cells under the ground points of the changed blobs (`cell_of` maps board-plane mm to a
-    game's cell name, None off the playing area; blobs off it, in the seat zones, are left out)."""
+    game's cell name, None off the playing area; blobs off it, in the seat zones, are left out).
+    Empty: no cell's picture changed; None: the light changed, and the picture cannot tell."""
     blobs = changed_blobs(before, after, location, config)
+    if blobs is None:
+        return None
     if not blobs:
         return frozenset()
     ground_mm = location.image_to_board(np.array([b.ground for b in blobs], float))

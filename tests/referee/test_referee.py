@@ -184,6 +184,16 @@ def test_a_piece_the_detector_loses_where_the_picture_did_not_change_is_its_misr
     assert not _icebomb_referee(state).judge(_beads("h5"), baseline).accepted
 
 
+
+def test_when_no_cell_of_the_picture_changed_a_bead_the_detector_loses_is_still_there():
+    state = _icebomb_bombs_phase("P3 bomb d4", "P4 bomb h5")
+    baseline = _beads("d4", "h5")
+    # Something changed beside the board (a seat zone), none of the board's cells did.
+    verdict = _icebomb_referee(state).judge(_beads("h5"), baseline, frozenset())
+    assert verdict.accepted and verdict.text == "no move" and verdict.persistent == ("bead @d4",)
+    # When the picture cannot tell (the light changed), the lost bead stands against the game.
+    assert not _icebomb_referee(state).judge(_beads("h5"), baseline, None).accepted
+
 def test_a_misread_that_ends_is_not_part_of_the_next_move():
     state = _icebomb_bombs_phase("P3 bomb d4", "P4 bomb h5")
     stray = SeenPiece(kind="pawn", cell="f3")  # a pawn the camera keeps seeing: the position never matches
