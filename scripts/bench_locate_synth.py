@@ -74,6 +74,7 @@ def main() -> int:
     for game in args.games.split(","):
         found, errors, times, reasons = 0, [], [], {}
         in_view, found_in_view = 0, 0
+        missed_in_view: dict[str, list[int]] = {}  # reason -> seeds whose board was wholly in view
         for seed in range(args.first_seed, args.first_seed + args.frames):
             jpeg, truth = render_item(renderer, game, seed, 1280, 720, args.framing)
             if truth.get("board") is None:
@@ -91,6 +92,8 @@ def main() -> int:
                 loc = Locator(spec).locate(frame, a1_near=tuple(hint))
             except BoardNotFound as exc:
                 reasons[exc.reason] = reasons.get(exc.reason, 0) + 1
+                if visible:
+                    missed_in_view.setdefault(exc.reason, []).append(seed)
                 continue
             finally:
                 times.append(time.perf_counter() - start)
@@ -101,10 +104,13 @@ def main() -> int:
                 errors.append(err)
             else:
                 reasons["wrong-cells"] = reasons.get("wrong-cells", 0) + 1
+                if visible:
+                    missed_in_view.setdefault("wrong-cells", []).append(seed)
         results.append({"game": game, "frames": args.frames, "found_rate": found / args.frames,
                         "board_in_view": in_view, "found_in_view": found_in_view,
                         "mean_corner_error": float(np.mean(errors)) if errors else None,
-                        "scratch_ms_median": float(np.median(times) * 1000) if times else None, "failures": reasons})
+                        "scratch_ms_median": float(np.median(times) * 1000) if times else None, "failures": reasons,
+                        "missed_in_view": missed_in_view})
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         print()

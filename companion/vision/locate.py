@@ -117,6 +117,14 @@ class LocateConfig:
     time and finds nothing better)."""
     hex_line_fraction: float = 0.12
     """A pixel is on a line when its ridge strength exceeds this fraction of the frame's strongest lines."""
+    hex_outline_width: int = 480
+    """Board outlines (the last resort for a hex board) are looked for at this width."""
+    hex_outline_min_area: float = 0.04
+    """...and must cover at least this share of the picture."""
+    hex_outline_max_margin: float = 1.35
+    """The widest margin tried between the outline and the cells, as a factor on the cells' own outline."""
+    hex_outline_min_score: float = 0.15
+    """The least (share of cell-side points on lines) - (share of cell-middle points on lines) to accept."""
     hex_min_line_strength: float = 2.0
     hex_max_seeds: int = 16
     """Hex cues are cleaner than X-corners (whole cells), so fewer seeds are tried."""
@@ -1053,10 +1061,86 @@ def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateC
     try:
         other = _locate_hex_by_light_cells(small, scale * coarse, spec, config, hidden)
     except BoardNotFound:
-        if found is None:
+        if found is not None:
+            return found
+        # No lattice at all: lines too faint to close the cells (hairlines on white paper). The
+        # board's own outline, a hexagon standing out from the table, places it instead.
+        try:
+            return _locate_hex_by_outline(gray, scale, spec, config)
+        except BoardNotFound:
             raise error from None
-        return found
     return other if found is None or other.confidence > found.confidence else found
+
+
+def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    """The hex board from its outline: a six-sided region standing out from the table, its corners
+    in the directions of the corner cells (a hexagon of hexes). The margin between the outline and
+    the cells is unknown, so the cells are placed by trying each margin and keeping the one whose
+    cell sides fall on the picture's lines (and whose cell middles do not)."""
+    hexagons = _board_hexagons(gray, config)
+    if not hexagons:
+        raise BoardNotFound("no-board", "no hex lattice, and no six-sided board outline")
+    dark, light = line_responses(gray, config.hex_line_sigma)
+    n = spec.hex_radius
+    total = 3 * n * (n + 1) + 1
+    cells = np.array([_hex_centre(q, r, spec.hex_mm) for q in range(-n, n + 1) for r in range(-n, n + 1)
+                      if abs(q + r) <= n])
+    angles = np.radians(30 + 60 * np.arange(7))
+    corners = spec.hex_mm * np.stack([np.cos(angles), np.sin(angles)], 1)
+    t = np.array([0.3, 0.5, 0.7])[:, None, None]
+    on_sides = (cells[None, None] + (corners[None, :-1] + t * (corners[None, 1:] - corners[None, :-1]))[:, :, None]
+                ).reshape(-1, 2)
+    inside = (cells[None] + 0.45 * corners[:-1, None]).reshape(-1, 2)
+    outline_mm = spec.outline()
+    best = None
+    for hexagon in hexagons:
+        for ordered in (hexagon, hexagon[::-1]):
+            h0 = _fit_h(outline_mm, ordered)
+            if h0 is None or _jacobian_det(h0, np.zeros(2)) > 0:
+                continue  # the camera sees the board from above: the mirror order is not a view
+            for resp in (dark, light):
+                peak = float(np.percentile(resp[::3, ::3], 99.7))
+                on_line = cv2.dilate((resp > max(config.hex_min_line_strength, config.hex_line_fraction * peak)
+                                      ).astype(np.uint8), np.ones((3, 3), np.uint8))
+                for grow in np.arange(1.0, config.hex_outline_max_margin, 0.005):
+                    h = _fit_h(outline_mm * grow, ordered)
+                    score = _share_on(on_line, _apply_h(h, on_sides)) - _share_on(on_line, _apply_h(h, inside))
+                    if best is None or score > best[0]:
+                        best = (score, h)
+    if best is None or best[0] < config.hex_outline_min_score:
+        raise BoardNotFound("no-board", "no hex lattice, and no board outline whose cells match the picture's lines")
+    hf = _scale_h(best[1], 1 / scale)
+    return _Found(min(1.0, best[0]), "outline", total, [hf @ _hex_rotation(k6) for k6 in range(6)])
+
+
+def _share_on(mask: np.ndarray, points: np.ndarray) -> float:
+    xy = np.round(points).astype(int)
+    h, w = mask.shape
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    return float(mask[xy[ok, 1], xy[ok, 0]].sum()) / max(1, len(xy))
+
+
+def _board_hexagons(gray: np.ndarray, config: LocateConfig) -> list[np.ndarray]:
+    """Six-cornered convex regions, lighter or darker than what surrounds them, a sizeable share of
+    the picture: candidate board outlines (corners in work-image pixels, in contour order)."""
+    f = min(1.0, config.hex_outline_width / gray.shape[1])
+    small = cv2.resize(gray, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else gray
+    blur = cv2.GaussianBlur(small, (5, 5), 0)
+    _, light = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    out = []
+    for mask in (light, 255 - light):
+        # Close over the lines and the pieces standing on the board.
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+        for contour in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0]:
+            area = cv2.contourArea(contour)
+            if not config.hex_outline_min_area * mask.size <= area <= 0.9 * mask.size:
+                continue
+            if area < 0.8 * cv2.contourArea(cv2.convexHull(contour)):
+                continue
+            hexagon = _polygon_from_contour(contour.reshape(-1, 2).astype(np.float64), corners=6)
+            if hexagon is not None:
+                out.append(hexagon / f)
+    return out
 
 
 def _hex_lattice(pts: np.ndarray, n: int, config: LocateConfig,
@@ -1369,16 +1453,17 @@ def _coaster_candidates(mask: np.ndarray, min_area: float) -> list[np.ndarray]:
 
     contours = {k: outline(k) for k in parts}
     groups = [parts] + ([[k] for k in sorted(parts, key=lambda k: -areas[k - 1])] if len(parts) > 1 else [])
-    quads = [_quad_from_contour(np.vstack([contours[k] for k in group])) for group in groups]
+    quads = [_polygon_from_contour(np.vstack([contours[k] for k in group])) for group in groups]
     return [q for q in quads if q is not None]
 
 
-def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
+def _polygon_from_contour(contour: np.ndarray, corners: int = 4) -> np.ndarray | None:
+    """The convex polygon of `corners` sides that outlines a region's contour (a board's edge)."""
     hull = cv2.convexHull(contour.astype(np.float32)).reshape(-1, 2).astype(np.float64)
     peri = cv2.arcLength(hull.astype(np.float32), True)
     poly = cv2.approxPolyDP(hull.astype(np.float32), 0.012 * peri, True).reshape(-1, 2).astype(np.float64)
     # A hand or piece over a corner cuts it off: the hull then has a short extra side. Keep the
-    # four longest sides (after joining nearly collinear ones) and intersect them.
+    # longest sides (after joining nearly collinear ones) and intersect them.
     sides = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
     merged: list[list[np.ndarray]] = []
     for a, b in sides:
@@ -1397,12 +1482,12 @@ def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
         if float(d1 @ d2) / (np.hypot(*d1) * np.hypot(*d2) + 1e-9) > math.cos(math.radians(12)):
             merged[0] = [qa, pb]
             merged.pop()
-    if len(merged) < 4:
+    if len(merged) < corners:
         return None
     lengths = [float(np.hypot(*(b - a))) for a, b in merged]
-    keep = sorted(np.argsort(lengths)[-4:])
+    keep = sorted(np.argsort(lengths)[-corners:])
     approx = []
-    for k in range(4):
+    for k in range(corners):
         (a1, b1), (a2, b2) = merged[keep[k - 1]], merged[keep[k]]
         m = np.array([b1 - a1, -(b2 - a2)]).T
         if abs(np.linalg.det(m)) < 1e-6:
@@ -1412,8 +1497,8 @@ def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
     approx = np.array(approx)
     # Fit each side to the contour points near it: robust to bites out of the edge and to bumps.
     lines = []
-    for i in range(4):
-        p, q = approx[i], approx[(i + 1) % 4]
+    for i in range(corners):
+        p, q = approx[i], approx[(i + 1) % corners]
         d = q - p
         length = float(np.hypot(*d))
         nrm = np.array([-d[1], d[0]]) / length
@@ -1425,15 +1510,15 @@ def _quad_from_contour(contour: np.ndarray) -> np.ndarray | None:
             continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
-    corners = []
-    for i in range(4):
+    out = []
+    for i in range(corners):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
         m = np.array([d1, -d2]).T
         if abs(np.linalg.det(m)) < 1e-6:
             return None
         t = np.linalg.solve(m, p2 - p1)
-        corners.append(p1 + t[0] * d1)
-    return np.array(corners)
+        out.append(p1 + t[0] * d1)
+    return np.array(out)
 
 
 def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
