@@ -7,18 +7,21 @@ runs (companion/session.py). Two threads share the work:
   builds a queue of stale pictures; in lossless mode, for tests and benchmarks, it waits instead);
 - the processing thread (the feed runner's own) takes the newest frame and runs: lens correction
   (when a calibration file is given) -> board lock (localised once, then a cheap check per frame,
-  localised again when bumped) -> the tracker's motion gate (no detector while hands move) ->
-  detector and mapper (only on calm frames that differ from the last detected one) -> the
-  tracker's stability check -> on a new stable position, the referee against the session's
-  current state -> `session.apply` (an exact legal explanation) or `session.add_verdict`.
+  localised again when bumped; on a bare table whose marker sheet is out of view, the picture's own
+  plane, as `companion recognize` uses, where towers are grouped in pixels) -> the tracker's motion
+  gate (no detector while hands move) -> detector and mapper (only on calm frames that differ from
+  the last detected one) -> the tracker's stability check -> on a new stable position, the referee
+  against the session's current state -> `session.apply` (an exact legal explanation) or
+  `session.add_verdict`.
 
 Annotated JPEG frames are pushed to the hub a few times a second for the page.
 
 Faults are survived and said on the page (`hub.report_fault`) and in the journal, and never lose
 state: an unplugged camera (SourceError: the runner reconnects with back-off), unreadable or
 truncated frames (skipped), a video that ends (the feed ends: manual mode), a frozen picture,
-a bumped board (localised again), a missing or corrupt model (manual mode, the picture still
-shown), a corrupt calibration file (used without lens correction).
+a bumped board (localised again), a bare table's marker sheet out of view (towers grouped in the
+picture, said once), a missing or corrupt model (manual mode, the picture still shown), a corrupt
+calibration file (used without lens correction).
 """
 
 from __future__ import annotations
@@ -42,13 +45,14 @@ from companion.games import GameError, IllegalActionError
 from companion.journal import JournalFullError
 from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, detector_for_inference
 from companion.pieces import Colour
+from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
 from companion.records import read_record
 from companion.session import GameSession, SessionError, SessionHub, SourceError
 from companion.sources import Frame, FrameSource, open_source
 from companion.vision.change import changed_cells
 from companion.vision.calibrate import CalibrationError, Undistorter, load_intrinsics
 from companion.vision.detection import Detection
-from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator, board_outline
+from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator, LockStatus, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.mapper import Mapper, config_for
 from companion.vision.observation import Observation
@@ -66,6 +70,10 @@ DEFAULT_SEAT_COLOURS = tuple(c.value for c in Colour)
 # Fault keys shown on the page (one message each; a newer message of the same key replaces it).
 FAULT_SOURCE, FAULT_FRAMES, FAULT_FROZEN = "source", "frames", "camera picture"
 FAULT_BOARD, FAULT_MODEL, FAULT_CALIBRATION, FAULT_REFEREE = "board", "model", "calibration", "referee"
+# While a bare table's marker sheet is out of view, looking for it again takes at most this share of
+# the time: a failed search on a 1280x720 frame costs a few ms on a plain table but up to 50 ms on a
+# textured one (13 ms for the median synthetic table), too much to repeat on every frame.
+SHEET_SEARCH_SHARE = 0.1
 
 
 class PipelineConfigError(ValueError):
@@ -353,6 +361,8 @@ class CameraFeed:
         self.tracker = Tracker(self.config.tracker)
         self._undistort: Undistorter | None = None
         self._lock: BoardLock | None = None
+        self._picture: BoardLocation | None = None  # a bare table's stand-in plane while its sheet is out of view
+        self._sheet_search_due = 0.0
         self._context: _GameContext | None = None
         self._frozen_since: float | None = None
         self._last_thumb: np.ndarray | None = None
@@ -481,6 +491,7 @@ class CameraFeed:
         mapper = Mapper(header.game, config_for(header.game, seats=len(header.players)))
         if self._lock is None or self._lock.locator.spec != spec:
             self._lock = BoardLock(Locator(spec))
+        self._picture, self._sheet_search_due = None, 0.0
         self.tracker.reset(None)
         self._detections, self._detected_thumb, self._last_observation = [], None, None
         self._context = _GameContext(session, spec, mapper, adapter)
@@ -515,8 +526,7 @@ class CameraFeed:
         if context is None:
             self._push(hub, image, None, [], "waiting for a game to be set up on the page", force=False)
             return
-        lock = self._lock
-        status = lock.update(image)
+        status = self._lock.update(image) if context.spec.kind != "table" else self._table_plane(context, image)
         t = self.stats.add("locate", t)
         self.stats.counts[f"board_{status.state}"] += 1
         location = status.location
@@ -534,7 +544,13 @@ class CameraFeed:
             self._push(hub, image, location, [], "board lost")
             return
         if status.state in ("found", "moved"):
-            hub.clear_fault(FAULT_BOARD)
+            if is_picture_plane(location):
+                reason = status.error.reason if status.error is not None else "no-markers"
+                hub.report_fault(FAULT_BOARD, f"the table sheet is not in view ({reason}): towers are grouped "
+                                 "in the picture and scored as usual, but their positions on the table are "
+                                 "unknown; lay the sheet flat in view to have them")
+            else:
+                hub.clear_fault(FAULT_BOARD)
             # Motion matters over the board and the seat zones round it; the stable position is kept.
             self.tracker = Tracker(self.config.tracker, region=_watched_region(location, image.shape),
                                    stable=self.tracker.stable)
@@ -569,6 +585,31 @@ class CameraFeed:
                    self._detections if self.tracker.status.state not in ("motion", "hand") else [],
                    self._status_text())
 
+    def _table_plane(self, context: _GameContext, image: np.ndarray) -> LockStatus:
+        """The board lock's status on a bare table; while its marker sheet is out of view, the
+        picture's own plane ('found' when it takes over, then 'locked'), and the sheet looked for
+        again now and then (SHEET_SEARCH_SHARE), to be used from the first frame it is seen in."""
+        h, w = image.shape[:2]
+        now = time.perf_counter()
+        if self._picture is not None and self._picture.image_size == (w, h) and now < self._sheet_search_due:
+            self.stats.counts["table_in_picture"] += 1
+            return LockStatus("locked", self._picture)
+        status = self._lock.update(image)
+        if status.state != "lost":
+            if self._picture is not None:
+                context.session.note("camera: the table sheet is in view; positions on the table are read from it")
+                self._picture = None
+            return status
+        self.stats.counts["sheet_searches_failed"] += 1
+        self.stats.counts["table_in_picture"] += 1
+        # The sheet's last place is no reference any more: when it is seen again, it is found afresh.
+        self._lock = BoardLock(self._lock.locator)
+        self._sheet_search_due = now + status.elapsed_ms / 1000 / SHEET_SEARCH_SHARE
+        if self._picture is not None and self._picture.image_size == (w, h):
+            return LockStatus("locked", self._picture, error=status.error)
+        self._picture = picture_plane(image.shape)
+        return LockStatus("found", self._picture, error=status.error)
+
     def _observe(self, image: np.ndarray, location: BoardLocation, context: _GameContext, name: str) -> Observation:
         """Detector and mapper, skipped when the picture is the one last detected (a still table)."""
         thumb = _thumbnail(image, REDETECT_WIDTH)
@@ -588,7 +629,10 @@ class CameraFeed:
             detections = []
         t = self.stats.add("detect", t)
         self.stats.counts["detector_runs"] += 1
-        observation = context.mapper.map(detections, location, name)
+        if is_picture_plane(location):
+            observation = towers_in_the_picture(context.mapper, detections, location, name)
+        else:
+            observation = context.mapper.map(detections, location, name)
         self.stats.add("map", t)
         self._detections = detections
         self._detected_thumb = thumb
@@ -696,7 +740,10 @@ class CameraFeed:
     def _changed_cells(self, context: _GameContext, image: np.ndarray, location: BoardLocation) -> frozenset[str] | None:
         """The cells whose picture changed since the baseline's frame (None when it cannot be told)."""
         before = context.baseline_picture
-        if before is None or before.shape != image.shape:
+        # A bare table has no cells: the picture cannot tell where on it something changed (an
+        # empty set would say nothing did, and the referee would take a move seen past a misread,
+        # a stray piece say, for no move).
+        if before is None or before.shape != image.shape or location.spec.kind == "table":
             return None
         try:
             return changed_cells(before, image, location, lambda mm: context.mapper.cell_of(location.spec, mm)[0])
@@ -739,6 +786,8 @@ class CameraFeed:
             return
         self._last_push = now
         t = time.perf_counter()
+        if location is not None and is_picture_plane(location):
+            location = None  # no board to draw: its outline would be a marker's square at the picture's corner
         picture = annotate_frame(image, location, detections, status)
         h, w = picture.shape[:2]
         if w > self.config.preview_width:
@@ -764,8 +813,11 @@ def _thumbnail(image: np.ndarray, width: int) -> np.ndarray:
     return cv2.GaussianBlur(small, (3, 3), 0)
 
 
-def _watched_region(location: BoardLocation, shape: tuple[int, ...]) -> np.ndarray:
-    """The board and a margin round it (the seat zones, where plans are laid out), in image pixels."""
+def _watched_region(location: BoardLocation, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The board and a margin round it (the seat zones, where plans are laid out), in image pixels;
+    None (the whole picture) on a bare table, whose pieces stand anywhere, not round its marker sheet."""
+    if location.spec.kind == "table":
+        return None
     corners = location.board_to_image(location.spec.outline())
     centre = corners.mean(axis=0)
     region = centre + (corners - centre) * 1.6

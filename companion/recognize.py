@@ -32,6 +32,35 @@ BOARDS = {"icebomb-arena": "chess", "space-arena": "chess", "zamboni-wars": "coa
           "icetowers": "table"}
 
 
+# On a bare table without its marker sheet the picture itself stands in for the table's plane.
+PICTURE_PLANE = "picture"
+PICTURE_PLANE_NOTE = "the table's plane is unknown: towers grouped in the picture, no positions"
+
+
+def picture_plane(shape: Sequence[int]) -> BoardLocation:
+    """A bare table's plane taken as the picture's own (identity homography: pixels for millimetres,
+    `shape` the frame's), for when its marker sheet is not in view."""
+    h, w = shape[:2]
+    return BoardLocation(BoardSpec(kind="table"), ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
+                         (w, h), 0.0, PICTURE_PLANE)
+
+
+def is_picture_plane(location: BoardLocation) -> bool:
+    return location.method == PICTURE_PLANE
+
+
+def towers_in_the_picture(mapper: Mapper, detections: Sequence[Detection], location: BoardLocation,
+                          name: str | None, notes: tuple[str, ...] = (PICTURE_PLANE_NOTE,)) -> Observation:
+    """`mapper`'s observation on a `picture_plane`: stacking is judged from pixels (contact points on
+    axes), so towers come out right without the table's plane, while sizes are not checked against a
+    geometry (there is none), no piece gets table coordinates, and no seat zone is claimed (zones are
+    bearings on the table's plane)."""
+    in_pixels = Mapper(mapper.game, replace(mapper.config, check_sizes=False, seats=0, seat_bearings=()))
+    seen = in_pixels.map(detections, location, name)
+    pieces = tuple(replace(p, table_mm=None) for p in seen.pieces)
+    return Observation(mapper.game, pieces, None, name, notes)
+
+
 def board_spec_for(game: str, **options) -> BoardSpec:
     """The board a game is played on, with any BoardSpec field overridden by `options`."""
     if game not in BOARDS:
@@ -65,7 +94,8 @@ class Recognizer:
         except BoardNotFound as exc:
             detections = detect_near_board(self.detect, prepared, None) if self.look_closer else self.detect(prepared)
             if self.spec.kind == "table":
-                return self._towers_in_the_picture(detections, prepared.shape, name, str(exc))
+                return towers_in_the_picture(self._mapper, detections, picture_plane(prepared.shape), name,
+                                             (str(exc), PICTURE_PLANE_NOTE))
             pieces = tuple(SeenPiece(kind=d.kind, colour=d.colour, size=d.size, pose=d.pose, box=d.box, apex=d.apex,
                                      contact=d.contact, confidence=d.confidence, unsure=("board not found",))
                            for d in detections)
@@ -74,21 +104,6 @@ class Recognizer:
                                         seat_zones=self._mapper.config.seats > 0) if self.look_closer
                       else self.detect(prepared))
         return self._mapper.map(detections, location, name)
-
-
-    def _towers_in_the_picture(self, detections: list[Detection], shape: Sequence[int], name: str | None,
-                               reason: str) -> Observation:
-        """The mapper on the picture's own plane: stacking is judged from pixels (contact points on
-        axes), so towers come out right without the table's plane, while sizes are not checked
-        against a geometry (there is none) and no piece gets table coordinates."""
-        h, w = shape[:2]
-        location = BoardLocation(BoardSpec(kind="table"), ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
-                                 (w, h), 0.0, "picture")
-        mapper = Mapper(self.game, replace(self._mapper.config, check_sizes=False))
-        seen = mapper.map(detections, location, name)
-        pieces = tuple(replace(p, table_mm=None) for p in seen.pieces)
-        return Observation(self.game, pieces, None, name,
-                           (reason, "the table's plane is unknown: towers grouped in the picture, no positions"))
 
 
 def detections_from_json(path: str | Path) -> DetectFn:
