@@ -876,6 +876,24 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
         found = 0 if got is None else len(got[0])
         raise BoardNotFound("no-board", f"no chessboard lattice: {len(pts)} corner cues, at most {found} in a lattice")
     idx, img = got
+    try:
+        return _chess_from_lattice(idx, img, gray, full_gray, scale, spec, config)
+    except BoardNotFound as exc:
+        if exc.reason != "wrong-board-kind":
+            raise
+        # Every other corner, a lattice turned 45 degrees and 1.4 cells wide, is a square lattice
+        # too; grown from it, no cells alternate. Read as the board's own corners, they may.
+        diagonal = np.stack([idx[:, 0] + idx[:, 1], idx[:, 0] - idx[:, 1]], 1)
+        try:
+            return _chess_from_lattice(diagonal, img, gray, full_gray, scale, spec, config)
+        except BoardNotFound:
+            raise exc from None
+
+
+def _chess_from_lattice(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full_gray: np.ndarray, scale: float,
+                        spec: BoardSpec, config: LocateConfig) -> _Found:
+    """The board on a lattice of corner cues (integer indices, their work-image pixels): the 8x8
+    window whose cells alternate light and dark, refined at full resolution."""
     h = _fit_h(idx.astype(float), img)
     if _jacobian_det(h, idx.mean(0)) > 0:
         # A board seen from above is never mirrored: swap the index axes.

@@ -542,10 +542,12 @@ def _spec_from_sidecar(truth: dict) -> BoardSpec:
 # green coasters, side by side, were right) before a pair's corners were matched by trying turns;
 # ice-arena 6003 and 6006 (wood grain beyond the board's edge taken for cell sides, the board put
 # a ring off) before a side needed two of its three points on a line; ice-arena 5046 (hairlines on
-# white paper on a red cloth: no cell closes) before the board's outline placed it.
+# white paper on a red cloth: no cell closes) before the board's outline placed it; icebomb-arena
+# 5040 and 5051 (the corner lattice grown on every other corner, turned 45 degrees, so no cells
+# alternated) before that lattice was read as the board's own.
 RENDERED_SEEDS = {"icebomb-arena": (5001, 5021, 5033, 5090), "space-arena": (5009, 5028, 5038),
                   "zamboni-wars": (5001, 5003, 5009), "ice-arena": (5000, 5003, 5004)}
-REFEREE_SEEDS = {"ice-arena": (5006, 5012, 5016, 6003, 6006, 5046), "zamboni-wars": (5014, 5016, 5027, 7021)}
+REFEREE_SEEDS = {"icebomb-arena": (5040, 5051), "ice-arena": (5006, 5012, 5016, 6003, 6006, 5046), "zamboni-wars": (5014, 5016, 5027, 7021)}
 
 
 @pytest.mark.parametrize("game, seed, framing", [(g, s, "free") for g, seeds in RENDERED_SEEDS.items() for s in seeds]
