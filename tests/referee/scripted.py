@@ -73,6 +73,20 @@ def scene_of(state: IcebombState, hand_at: tuple[float, float] | None = None, se
     return Scene("icebomb-arena", seed, BOARD, b.objects, camera(), look, {})
 
 
+def renderer_for_tests():
+    """The renderer at test quality (one sample, small shadow maps); skips the test where there is
+    no headless GL context."""
+    import pytest
+
+    pytest.importorskip("moderngl")
+    from companion.synth.render import Renderer
+
+    try:
+        return Renderer(samples=1, shadow_size=256)
+    except Exception as exc:  # no EGL on this machine
+        pytest.skip(f"no headless GL context: {exc}")
+
+
 def render(renderer, scene: Scene) -> tuple[np.ndarray, dict]:
     rendered = renderer.render(scene)
     return rendered.image, sidecar(scene, rendered.ids)

@@ -22,13 +22,7 @@ def _start():
 
 @pytest.fixture(scope="module")
 def renderer():
-    pytest.importorskip("moderngl")
-    from companion.synth.render import Renderer
-
-    try:
-        return Renderer(samples=1, shadow_size=256)
-    except Exception as exc:  # no EGL on this machine
-        pytest.skip(f"no headless GL context: {exc}")
+    return scripted.renderer_for_tests()
 
 
 @pytest.fixture(scope="module")
