@@ -26,18 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.vision.locate import BoardNotFound, BoardSpec, Locator  # noqa: E402
-
-
-def spec_for(truth: dict) -> BoardSpec:
-    board = truth["board"]
-    if board["kind"] == "hex":
-        return BoardSpec("hex", hex_radius=board["radius"], hex_mm=board["hex_mm"])
-    area = board["area"]
-    if board["kind"] == "coasters":
-        colours = tuple(truth["state"].get("coaster_colours", ("red", "yellow", "green", "blue")))
-        return BoardSpec("coasters", cell_mm=board["cell_mm"], coaster_gap_mm=0.0, coaster_colours=colours)
-    return BoardSpec("chess", cell_mm=board["cell_mm"], area=f"{area['files']}x{area['ranks']}",
-                     area_origin=(area["first_file"], area["first_rank"]))
+from companion.vision.mapper import board_spec_from_truth  # noqa: E402
 
 
 def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -81,7 +70,7 @@ def main() -> int:
                 reasons["no board in scene"] = reasons.get("no board in scene", 0) + 1
                 continue
             frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-            spec = spec_for(truth)
+            spec = board_spec_from_truth(truth)
             h_true = np.array(truth["board"]["homography_mm_to_px"], float)
             hint = _apply(h_true, spec.playing_corners[:1])[0]
             corners = _apply(h_true, spec.outline() if spec.kind == "hex" else spec.playing_corners)

@@ -13,10 +13,13 @@ Stack levels are judged among the pieces of a stack a detector can see (`visible
 --render, a piece hidden inside a stack is not expected, and the pieces above it count one lower.
     python scripts/eval_mapper.py --dataset datasets/pieces-v1 --split test
     python scripts/eval_mapper.py --dataset datasets/referee --split all --detector   # detector + mapper
+    python scripts/eval_mapper.py --dataset datasets/referee --split all --detector --locate  # + localisation
 
 With --detector the trained detector (models/) looks at each rendered image within the board's
 true outline, as `companion eval` does, so the figures measure detector and mapper together but
-not the localisation. Each object at least half in view is matched to the observed piece whose
+not the localisation; with --locate the board is found in the picture too (its a1 corner pointed at,
+as at set-up), so the figures are the whole chain's, and a board not found misses all its pieces.
+Each object at least half in view is matched to the observed piece whose
 box overlaps it most (IoU >= 0.5); one without a match counts as wrong ("missed"), and observed
 pieces matching nothing are counted as "extra".
 """
@@ -36,7 +39,10 @@ import numpy as np
 from companion.evaluation import MIN_VISIBLE, look_closer, match_by_box
 from companion.pieces import Colour, Pyramid, Size
 from companion.scoring import Observation as ScoredTable, ObservationError, parse_observation, score_observation
-from companion.vision.mapper import Mapper, config_for, location_from_truth, truth_detections, truth_objects
+from companion.vision.locate import BoardLocation, BoardNotFound, Locator, board_outline
+from companion.vision.mapper import (Mapper, board_spec_from_truth, config_for, location_from_truth, truth_detections,
+                                     truth_objects)
+from companion.vision.region import detect_near_board
 from companion.vision.observation import icetowers_position
 
 SEATS = {"icebomb-arena": lambda truth: len(truth["state"].get("players", {}))}
@@ -99,19 +105,41 @@ def visible_levels(objects: list[dict]) -> dict[int, int | None]:
     return out
 
 
+def located(truth: dict, frame: np.ndarray) -> BoardLocation | None:
+    """The board as the companion finds it in the picture (None: not found), its a1 corner pointed
+    at as at set-up; a bare table keeps the scene's own plane (the marker sheet is not rendered)."""
+    if truth.get("board") is None:
+        return location_from_truth(truth)
+    spec = board_spec_from_truth(truth)
+    a1 = location_from_truth(truth).board_to_image(spec.playing_corners[:1])[0]
+    try:
+        return Locator(spec).locate(frame, a1_near=(float(a1[0]), float(a1[1])))
+    except BoardNotFound:
+        return None
+
+
 def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, detect=None, frame=None,
-             examples: int = 3) -> None:
+             examples: int = 3, locate: bool = False) -> None:
     game = truth["game"]
     seats = SEATS.get(game, lambda t: 0)(truth)
     mapper = Mapper(game, config_for(game, seats))
     objects = truth_objects(truth)
     t = tally[game]
     t["scenes"] += 1
+    location = located(truth, frame) if locate else location_from_truth(truth)
+    if location is None:
+        t["not_located"] += 1
     if detect is None:
         observation = mapper.map(truth_detections(truth, noise, rng), location_from_truth(truth))
         judged = list(zip(objects, observation.pieces))
+    elif location is None:  # every piece is missed (a bare table always has its plane)
+        observation = None
+        judged = [(o, None) for o in objects if o.get("visible_fraction", 0) >= MIN_VISIBLE]
     else:
-        observation = mapper.map(look_closer(detect, frame, truth), location_from_truth(truth))
+        # As `companion eval` looks (within the board's region), here the region of the board found.
+        detections = (look_closer(detect, frame, truth) if not locate else
+                      detect_near_board(detect, frame, None if location.spec.kind == "table" else board_outline(location)))
+        observation = mapper.map(detections, location)
         judged_objects = [o.get("visible_fraction", 0) >= MIN_VISIBLE for o in objects]
         match = match_by_box([o["box_px"] for o in objects], [p.box for p in observation.pieces],
                              judged=judged_objects)
@@ -158,7 +186,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
                                  f"truth {where_true} L{obj.get('level')} {obj.get('direction')} -> "
                                  f"{seen.colour and seen.colour.value}-{seen.size and int(seen.size)} "
                                  f"{seen.cell or seen.zone} L{seen.level} {seen.direction} {seen.unsure}")
-    if game == "icetowers" and _whole_table_in_view(truth):
+    if game == "icetowers" and observation is not None and _whole_table_in_view(truth):
         # A score is only defined for a table the camera sees whole: pieces cut off by the frame's
         # edge are not judged here (pieces hidden inside towers are: that is the mapper's problem).
         t["tables"] += 1
@@ -220,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--detector", action="store_true", help="detect with the trained model instead of the truth")
     parser.add_argument("--json", action="store_true", help="print the tally as JSON")
     parser.add_argument("--examples", type=int, default=3, help="wrong pieces to print per game")
+    parser.add_argument("--locate", action="store_true",
+                        help="with --detector: find the board in the picture as the companion does, not from the truth")
     args = parser.parse_args(argv)
     started = time.monotonic()
     tally: dict = defaultdict(lambda: defaultdict(int) | {"examples": []})
@@ -238,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             frame = cv2.imread(str(image))
             if frame is None:
                 raise SystemExit(f"eval_mapper: cannot read {image}")
-        evaluate(truth, args.noise, rng, tally, detect, frame, args.examples)
+        evaluate(truth, args.noise, rng, tally, detect, frame, args.examples, args.locate)
     if args.json:
         json.dump(tally, sys.stdout, indent=2, default=list)
         print()
@@ -248,15 +278,18 @@ def main(argv: list[str] | None = None) -> int:
         return f"{100 * a / b:6.2f}%" if b else "     -"
 
     source = "trained detector" if detect else f"truth detections, noise {args.noise} px"
+    source += ", board located in the picture" if args.locate else ""
     print(f"{source}, {time.monotonic() - started:.1f} s")
     print(f"{'game':15} {'scenes':>6} {'objects':>7} {'cell':>7} {'size':>7} {'colour':>7} {'dir':>7} "
-          f"{'level':>7} {'all ok':>7} {'unsure':>7} {'missed':>7} {'extra':>6} {'score':>7}")
+          f"{'level':>7} {'all ok':>7} {'unsure':>7} {'missed':>7} {'extra':>6} {'score':>7}"
+          + ("  boards not found" if args.locate else ""))
     for game, t in tally.items():
         print(f"{game:15} {t['scenes']:>6} {t['objects']:>7} {pct(t['where'], t['objects'])} "
               f"{pct(t['size'], t['pyramids'])} {pct(t['colour'], t['pyramids'])} {pct(t['direction'], t['lying'])} "
               f"{pct(t['level'], t['stacked'])} {pct(t['all_right'], t['objects'])} {pct(t['unsure'], t['objects'])} "
               f"{pct(t['missed'], t['objects'])} {t['extra']:>6} "
               f"{pct(t['exact_visible_score'], t['tables'])}"
+              + (f"  {t['not_located']}" if args.locate else "")
               + (f" of {t['tables']} tables wholly in view ({pct(t['exact_score'], t['tables']).strip()} counting the"
                  " pieces hidden inside towers)" if t["tables"] else ""))
     for game, t in tally.items():

@@ -169,3 +169,23 @@ def test_icetowers_scores_as_a_picture_shows_them_leave_out_pieces_hidden_inside
     # Seen: purple-S on black-M (purple controls 2 + 1 pips) and a lone red-L (3).
     assert eval_mapper.visible_icetowers_scores(truth) == {"purple": 3, "red": 3}
     assert eval_mapper.true_icetowers_scores(truth) != eval_mapper.visible_icetowers_scores(truth)
+
+
+def test_eval_mapper_with_the_board_located_counts_a_board_not_found_as_every_piece_missed(dataset):
+    import numpy as np
+    from collections import defaultdict
+
+    eval_mapper = _eval_mapper()
+    truths = [json.loads(p.read_text()) for p in sorted(dataset.glob("truth/*/*.json"))]
+    with_board = next(t for t in truths if t.get("board") is not None)
+    blank = np.full((with_board["image"]["height"], with_board["image"]["width"], 3), 128, np.uint8)
+    assert eval_mapper.located(with_board, blank) is None
+    tally = defaultdict(lambda: defaultdict(int) | {"examples": []})
+    eval_mapper.evaluate(with_board, 0.0, np.random.default_rng(0), tally, detect=lambda frame: [], frame=blank,
+                         locate=True)
+    t = tally[with_board["game"]]
+    assert t["not_located"] == 1 and t["objects"] > 0 and t["missed"] == t["objects"]
+    # A bare table has no board to find: the scene's own plane stands (its marker sheet is not rendered).
+    table = next((t for t in truths if t.get("board") is None), None)
+    if table is not None:
+        assert eval_mapper.located(table, blank).method == "truth"

@@ -444,6 +444,22 @@ def _cells(spec: BoardSpec) -> list[tuple[str, np.ndarray]]:
 
 # --- truth from the scene generator's sidecars (tests and evaluation) ---------------------------
 
+def board_spec_from_truth(truth: dict) -> BoardSpec:
+    """The BoardSpec of a rendered scene's board, from its sidecar (a bare table: the "table" kind)."""
+    board = truth.get("board")
+    if board is None:
+        return BoardSpec(kind="table")
+    if board["kind"] == "hex":
+        return BoardSpec(kind="hex", hex_radius=int(board["radius"]), hex_mm=float(board["hex_mm"]))
+    if board["kind"] == "coasters":
+        colours = (truth.get("state") or {}).get("coaster_colours")
+        return BoardSpec(kind="coasters", cell_mm=float(board["cell_mm"]), coaster_gap_mm=0.0,
+                         **({"coaster_colours": tuple(colours)} if colours else {}))
+    area = board["area"]
+    return BoardSpec(kind="chess", area=f"{area['files']}x{area['ranks']}",
+                     area_origin=(area["first_file"], area["first_rank"]), cell_mm=float(board["cell_mm"]))
+
+
 def location_from_truth(truth: dict) -> BoardLocation:
     """The exact BoardLocation of a rendered scene, from its sidecar (docs/synth.md)."""
     board = truth.get("board")
@@ -454,14 +470,7 @@ def location_from_truth(truth: dict) -> BoardLocation:
         r, t = np.array(cam["R"], float), np.array(cam["t"], float)
         h = k @ np.column_stack([r[:, 0], r[:, 1], t])
         return BoardLocation(BoardSpec(kind="table"), _rows(h / h[2, 2]), size, 1.0, "truth")
-    if board["kind"] == "hex":
-        spec = BoardSpec(kind="hex", hex_radius=int(board["radius"]), hex_mm=float(board["hex_mm"]))
-    elif board["kind"] == "coasters":
-        spec = BoardSpec(kind="coasters", cell_mm=float(board["cell_mm"]), coaster_gap_mm=0.0)
-    else:
-        area = board["area"]
-        spec = BoardSpec(kind="chess", area=f"{area['files']}x{area['ranks']}",
-                         area_origin=(area["first_file"], area["first_rank"]), cell_mm=float(board["cell_mm"]))
+    spec = board_spec_from_truth(truth)
     return BoardLocation(spec, _rows(np.array(board["homography_mm_to_px"], float)), size, 1.0, "truth")
 
 

@@ -17,6 +17,7 @@ import pytest
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.locate import (BoardLock, BoardNotFound, BoardSpec, LocateConfig, Locator, annotate,
                                      locate)
+from companion.vision.mapper import board_spec_from_truth
 
 WIDTH, HEIGHT = 1280, 720
 PX_PER_MM = 2.0
@@ -516,18 +517,6 @@ def _rendered(game: str, seed: int, framing: str = "free"):
     return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
 
 
-def _spec_from_sidecar(truth: dict) -> BoardSpec:
-    board = truth["board"]
-    if board["kind"] == "hex":
-        return BoardSpec("hex", hex_radius=board["radius"], hex_mm=board["hex_mm"])
-    if board["kind"] == "coasters":
-        return BoardSpec("coasters", cell_mm=board["cell_mm"], coaster_gap_mm=0.0,
-                         coaster_colours=tuple(truth["state"]["coaster_colours"]))
-    area = board["area"]
-    return BoardSpec("chess", cell_mm=board["cell_mm"], area=f"{area['files']}x{area['ranks']}",
-                     area_origin=(area["first_file"], area["first_rank"]))
-
-
 # Seeds whose renders show the whole playing area (scripts/bench_locate_synth.py measures the
 # rates on many more).
 # Most were failures before the line-based hex cues, the two-way coaster masks and the chessboard
@@ -554,7 +543,7 @@ REFEREE_SEEDS = {"icebomb-arena": (5040, 5051), "ice-arena": (5006, 5012, 5016, 
                          + [(g, s, "referee") for g, seeds in REFEREE_SEEDS.items() for s in seeds])
 def test_rendered_scene_is_located_with_every_cell_right(game, seed, framing):
     frame, truth = _rendered(game, seed, framing)
-    spec = _spec_from_sidecar(truth)
+    spec = board_spec_from_truth(truth)
     h_true = np.array(truth["board"]["homography_mm_to_px"], float)
     corners = _apply(h_true, spec.outline() if spec.kind == "hex" else spec.playing_corners)
     assert corners.min() >= 0 and corners[:, 0].max() < WIDTH and corners[:, 1].max() < HEIGHT
@@ -565,7 +554,7 @@ def test_rendered_scene_is_located_with_every_cell_right(game, seed, framing):
 
 def test_a_hex_board_whose_lines_close_no_cell_is_placed_by_its_outline():
     frame, truth = _rendered("ice-arena", 5046, "referee")
-    spec = _spec_from_sidecar(truth)
+    spec = board_spec_from_truth(truth)
     h_true = np.array(truth["board"]["homography_mm_to_px"], float)
     loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
     assert loc.method == "outline"
