@@ -58,6 +58,7 @@ class SceneObject:
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     translucent: bool = False
+    value: int | None = None  # a six-sided die's top face (its pose turns that face up)
 
     @property
     def matrix(self) -> np.ndarray:
@@ -69,6 +70,12 @@ class SceneObject:
         if self.kind == PYRAMID:
             return geo.pyramid_keypoints(self.size, self.piece_pose is Pose.LYING, self.pose)
         height = TOKEN_HEIGHT_MM.get(self.kind, 0.0)
+        if self.value is not None:
+            # A die turned about its middle to show another face: top and bottom are still above
+            # and below that middle.
+            middle = geo.apply(self.matrix, np.array([[0, 0, height / 2]]))[0]
+            half = np.array([0, 0, height * self.scale[2] / 2])
+            return middle + half, middle - half
         pts = geo.apply(self.matrix, np.array([[0, 0, height], [0, 0, 0]]))
         return pts[0], pts[1]
 
@@ -89,7 +96,7 @@ class SceneObject:
             out["size"] = self.size.letter
         if self.piece_pose is not None:
             out["pose"] = self.piece_pose.value
-        for key in ("direction", "cell", "zone", "stack", "level", "nested_in", "owner"):
+        for key in ("direction", "cell", "zone", "stack", "level", "nested_in", "owner", "value"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -101,6 +108,23 @@ class SceneObject:
         out["contact_mm"] = [round(float(v), 3) for v in contact]
         out["matrix"] = [round(float(v), 5) for v in self.matrix.flatten()]
         return out
+
+
+# The d6 mesh's faces (companion/synth/meshes.py: +z 1, -z 6, +x 2, -x 5, +y 3, -y 4) and the turn
+# about the die's middle that brings each one up.
+_D6_FACE_UP = {1: (), 6: ((geo.rotation_x, 180),), 3: ((geo.rotation_x, 90),), 4: ((geo.rotation_x, -90),),
+               2: ((geo.rotation_z, 90), (geo.rotation_x, 90)), 5: ((geo.rotation_z, -90), (geo.rotation_x, 90))}
+
+
+def d6_face_up(value: int, side_mm: float = D6_MM) -> np.ndarray:
+    """The 4x4 turn of a d6 (resting on z = 0, `side_mm` high) that shows `value` on top, about its middle."""
+    if value not in _D6_FACE_UP:
+        raise ValueError(f"a d6 shows 1 to 6, not {value}")
+    turn = np.eye(4)
+    for rotation, degrees in _D6_FACE_UP[value]:
+        turn = rotation(np.radians(degrees)) @ turn
+    middle = side_mm / 2
+    return geo.translation(0, 0, middle) @ turn @ geo.translation(0, 0, -middle)
 
 
 @dataclass

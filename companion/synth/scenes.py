@@ -18,7 +18,8 @@ from companion import geometry as geo
 from companion.boards.hexgrid import HEX_DIRECTIONS
 from companion.synth.boards import HexBoard, SquareBoard, coasters_board
 from companion.synth.camera import webcam
-from companion.synth.scene import BEAD, CARD, COIN, D6, D8, HAND, PAWN, PYRAMID, Look, Scene, SceneObject
+from companion.synth.scene import (BEAD, CARD, COIN, D6, D6_MM, D8, HAND, PAWN, PYRAMID, Look, Scene, SceneObject,
+                                   d6_face_up)
 
 ALL_COLOURS = tuple(Colour)
 TABLE_KINDS = ("wood", "cloth", "plain", "dark", "white")
@@ -104,11 +105,16 @@ class _Builder:
         return out
 
     def token(self, kind: str, x: float, y: float, z: float, tint, yaw: float | None = None,
-              scale: float = 1.0, translucent: bool = False, **truth) -> SceneObject:
+              scale: float = 1.0, translucent: bool = False, value: int | None = None, **truth) -> SceneObject:
+        """A token standing at (x, y, z); a d6 shows `value`, or a face drawn from its own place."""
         yaw = self.rng.uniform(0, 360) if yaw is None else yaw
         pose = geo.upright_pose(x, y, z, yaw)
+        if kind == D6:
+            # Drawn apart from the scene's generator, so that a seed still gives the scene it always gave.
+            value = value or int(np.random.default_rng([round(abs(x) * 10), round(abs(y) * 10)]).integers(1, 7))
+            pose = pose @ d6_face_up(value, D6_MM * scale)
         return self.add(SceneObject(kind, pose, tint=tuple(float(c) for c in tint), scale=(scale, scale, scale),
-                                    translucent=translucent, **truth))
+                                    translucent=translucent, value=value, **truth))
 
 
 def _jitter(rng, colour, amount=0.06):

@@ -222,6 +222,26 @@ def test_rendered_pixels_fill_the_labelled_box(renderer, lying):
     assert piece[0] - piece[1] > 40 and table[0] - table[1] < 15
 
 
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_a_d6_shows_its_value_on_top_and_still_rests_on_the_table(value):
+    from companion.synth.meshes import d6
+    from companion.synth.scene import D6
+    from companion.synth.scenes import _Builder
+
+    die = _Builder(np.random.default_rng(0), 0.0).token(D6, 40.0, -20.0, 3.0, (0.9, 0.9, 0.9), yaw=25.0,
+                                                        scale=1.2, value=value)
+    rows = d6()
+    world = geo.apply(die.matrix, rows[:, :3])
+    top = world[rows[:, -1] == 10 + value]
+    assert np.allclose(top[:, 2], world[:, 2].max())  # the face carrying `value` pips is the highest
+    assert world[:, 2].min() == pytest.approx(3.0)  # and the die rests on the surface it was put on
+    apex, contact = die.keypoints()
+    assert contact[2] == pytest.approx(3.0) and apex[2] == pytest.approx(3.0 + 15.0 * 1.2)
+    assert die.truth()["value"] == value
+    with pytest.raises(ValueError, match="1 to 6"):
+        _Builder(np.random.default_rng(0), 0.0).token(D6, 0.0, 0.0, 0.0, (1, 1, 1), value=7)
+
 def test_a_piece_under_another_is_partly_hidden_and_its_apex_is_covered(renderer):
     scene = _single_piece_scene(Colour.BLUE, Size.LARGE, False)
     lower = scene.objects[0]
