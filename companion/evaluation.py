@@ -130,6 +130,9 @@ class Tally:
     sizes_changed: int = 0  # by the geometric size check (companion/vision/sizing.py), pieces that matter
     sizes_changed_to_right: int = 0
     sizes_changed_to_wrong: int = 0
+    d6_with_value: int = 0  # matched d6s whose sidecar says their top face
+    d6_read: int = 0
+    d6_read_right: int = 0
 
     def figures(self) -> dict[str, Any]:
         def ratio(a: int, b: int) -> float | None:
@@ -155,6 +158,8 @@ class Tally:
             "sizes_changed_by_geometry": self.sizes_changed,
             "sizes_changed_to_right": self.sizes_changed_to_right,
             "sizes_changed_to_wrong": self.sizes_changed_to_wrong,
+            "d6_values_read": ratio(self.d6_read, self.d6_with_value),
+            "d6_values_right_of_read": ratio(self.d6_read_right, self.d6_read),
         }
 
 
@@ -198,10 +203,14 @@ def score_image(truth: dict[str, Any], detections: list[Detection], tallies: lis
             if not matters:
                 continue
             ok = o["kind"] == d.kind
+            valued = ok and o["kind"] == "d6" and o.get("value") is not None
             for t in tallies:
                 t.token_detections += 1
                 t.token_correct += ok
                 t.tokens_found += ok
+                t.d6_with_value += valued
+                t.d6_read += valued and d.value is not None
+                t.d6_read_right += valued and d.value == o["value"]
             continue
         if not matters:
             continue
@@ -248,6 +257,14 @@ def look_closer(detect, frame: np.ndarray, truth: dict):
     return detect_near_board(detect, frame, None if board is None else np.asarray(board["outline_px"], float))
 
 
+def with_dice_read(detections: list[Detection], truth: dict, frame: np.ndarray) -> list[Detection]:
+    """What the companion does before mapping: each d6's pips counted (companion/vision/dice.py), on
+    the scene camera's own plane (so the figures do not measure the localisation)."""
+    from companion.vision.dice import read_dice
+
+    return read_dice(frame, detections, table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0)))
+
+
 def with_sizes_checked(detections: list[Detection], truth: dict) -> list[Detection]:
     """What the mapper does next: each size checked against the geometry of the plane the pieces
     rest on (here the scene camera's own, so the figures do not measure the localisation)."""
@@ -285,6 +302,7 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
         if frame is None:
             raise FileNotFoundError(f"image for {path.name} is missing or unreadable")
         detections = look_closer(detect, frame, truth) if look == "board" else detect(frame)
+        detections = with_dice_read(detections, truth, frame)
         detector_sizes = None
         if check_sizes:
             detector_sizes = [d.size for d in detections]

@@ -52,6 +52,7 @@ from companion.sources import Frame, FrameSource, open_source
 from companion.vision.change import changed_cells
 from companion.vision.calibrate import CalibrationError, Undistorter, load_intrinsics
 from companion.vision.detection import Detection
+from companion.vision.dice import read_dice
 from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator, LockStatus, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.mapper import Mapper, config_for
@@ -632,6 +633,7 @@ class CameraFeed:
         if is_picture_plane(location):
             observation = towers_in_the_picture(context.mapper, detections, location, name)
         else:
+            detections = read_dice(image, detections, location.H)
             observation = context.mapper.map(detections, location, name)
         self.stats.add("map", t)
         self._detections = detections

@@ -19,6 +19,7 @@ import numpy as np
 
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
+from companion.vision.dice import read_dice
 from companion.models import COLOUR_WEIGHTS, detector_for_inference
 from companion.vision.locate import BoardLocation, BoardNotFound, BoardSpec, Locator, board_outline
 from companion.vision.region import detect_near_board
@@ -103,7 +104,7 @@ class Recognizer:
         detections = (detect_near_board(self.detect, prepared, board_outline(location),
                                         seat_zones=self._mapper.config.seats > 0) if self.look_closer
                       else self.detect(prepared))
-        return self._mapper.map(detections, location, name)
+        return self._mapper.map(read_dice(prepared, detections, location.H), location, name)
 
 
 def detections_from_json(path: str | Path) -> DetectFn:

@@ -189,3 +189,20 @@ def test_eval_mapper_with_the_board_located_counts_a_board_not_found_as_every_pi
     table = next((t for t in truths if t.get("board") is None), None)
     if table is not None:
         assert eval_mapper.located(table, blank).method == "truth"
+
+
+def test_dice_values_count_as_read_and_right_only_for_dice_whose_face_is_known():
+    from companion.evaluation import Tally, score_image
+
+    camera = {"fx": 500.0, "fy": 500.0, "cx": 160.0, "cy": 120.0, "width": 320, "height": 240,
+              "R": [[1, 0, 0], [0, -1, 0], [0, 0, -1]], "t": [0, 0, 500.0]}
+    truth = {"game": "zamboni-wars", "camera": camera, "objects": [
+        {"kind": "d6", "box_px": [10, 10, 30, 30], "visible_fraction": 1.0, "value": 4},
+        {"kind": "d6", "box_px": [50, 10, 70, 30], "visible_fraction": 1.0, "value": 2},
+        {"kind": "d6", "box_px": [90, 10, 110, 30], "visible_fraction": 1.0}]}  # rendered before faces varied
+    seen = [Detection("d6", (10, 10, 30, 30), 0.9, "d6", value=4), Detection("d6", (50, 10, 70, 30), 0.9, "d6"),
+            Detection("d6", (90, 10, 110, 30), 0.9, "d6", value=5)]
+    tally = Tally()
+    score_image(truth, seen, [tally])
+    figures = tally.figures()
+    assert figures["d6_values_read"] == 0.5 and figures["d6_values_right_of_read"] == 1.0

@@ -6,9 +6,11 @@ means three pieces, medium two, small one. Inner pieces, when seen at all, add n
 one does not say, so they are ignored. With the cover rule the Treehouse dice (d6) standing on
 the coasters are cover; any other die (the one rolled for movement) is not part of the position.
 
-Dice rolls are not read: a seen move is explained by any roll that allows it (every roll leaves
-the same state, so the first is recorded), a laser shot that misses looks like holding fire, and
-a hit by the removal of the target's outer piece.
+A seen move is explained by any roll that allows it (every roll leaves the same state). When the
+camera counted the pips of the movement die (the one d6 beside the board) and that roll allows the
+move, that roll is the one recorded; else the first that does. The count never makes a move
+illegal: pips are miscounted too often for that (companion/vision/dice.py). A laser shot that misses
+looks like holding fire, and a hit like the removal of the target's outer piece.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class ZamboniAdapter(Adapter):
         return items
 
     def seen(self, observation: Observation) -> tuple[Counter, Counter]:
+        off_board = [p.value for p in observation.pieces if p.kind == "d6" and p.cell is None]
+        self._rolled = off_board[0] if len(off_board) == 1 else None
         items, unsure = Counter(), Counter()
         for p in observation.pieces:
             text = self._item(p)
@@ -75,9 +79,11 @@ class ZamboniAdapter(Adapter):
         if player == TERMINAL:
             return []
         if state.phase == Phase.MOVE_ROLL:
-            # The die is not read: every roll with every move it allows.
+            # Every roll with every move it allows, the roll the movement die shows first: of
+            # explanations leaving one state, the first is recorded.
+            rolled = getattr(self, "_rolled", None)
             out = []
-            for value in DIE_FACES:
+            for value in sorted(DIE_FACES, key=lambda v: v != rolled):
                 rolled = state.apply(Roll(value))
                 out += [(Roll(value), move) for move in rolled.legal_actions()]
             return out

@@ -35,6 +35,7 @@ class Detection:
             the middle of the base edge on the table for a lying one; None when unseen.
         keypoint_confidence: (apex, contact) visibility scores in [0, 1].
         colour_confidence: the colour classifier's score when it, not the detector's class, chose the colour.
+        value: a d6's top face when its pips were counted (companion/vision/dice.py), else None.
     """
 
     kind: str
@@ -48,6 +49,7 @@ class Detection:
     contact: Point | None = None
     keypoint_confidence: tuple[float, float] = (0.0, 0.0)
     colour_confidence: float | None = None
+    value: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -65,6 +67,8 @@ class Detection:
                 raise ValueError(f"{name} must be an (x, y) pair of finite numbers, got {point!r}")
         if self.kind != PYRAMID and (self.colour or self.size or self.pose):
             raise ValueError(f"a {self.kind} has no colour, size or pose")
+        if self.value is not None and (self.kind != "d6" or not 1 <= self.value <= 6):
+            raise ValueError(f"only a d6 shows a value of 1-6, not a {self.kind} showing {self.value}")
 
     @property
     def centre(self) -> Point:
@@ -90,6 +94,7 @@ class Detection:
             "contact": None if self.contact is None else [round(v, 1) for v in self.contact],
             "keypoint_confidence": [round(v, 3) for v in self.keypoint_confidence],
             "colour_confidence": None if self.colour_confidence is None else round(self.colour_confidence, 3),
+            "value": self.value,
         }
 
 

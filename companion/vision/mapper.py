@@ -215,7 +215,7 @@ class Mapper:
         unsure: list[str] = []
         confidence = d.confidence
         piece = SeenPiece(kind=d.kind, colour=d.colour, size=d.size, pose=d.pose, box=d.box, apex=d.apex,
-                          contact=d.contact)
+                          contact=d.contact, value=d.value)
         if d.kind == PYRAMID:
             for name in ("colour", "size", "pose"):
                 if getattr(d, name) is None:

@@ -73,6 +73,29 @@ def test_zamboni_a_move_is_recognised_whatever_the_die_showed():
     assert referee.state.zambonis == after.zambonis and referee.state.turn == after.turn
 
 
+
+def test_zamboni_the_roll_recorded_is_the_one_the_movement_die_shows_when_it_allows_the_move():
+    state = _zamboni_start()
+    moves = {v: set(state.apply(Roll(v)).legal_actions()) for v in range(1, 7)}
+    # A move two rolls allow: the lower one would be recorded if the die were not read.
+    move, rolled = next((m, max(v for v in moves if m in moves[v])) for m in moves[6] | moves[5] | moves[4]
+                        if isinstance(m, Move) and sum(m in moves[v] for v in moves) >= 2)
+    unread = min(v for v in moves if move in moves[v])
+    not_allowing = next(v for v in moves if move not in moves[v])
+    after = state.apply(Roll(rolled)).apply(move)
+
+    def table(die):
+        seen = zamboni_table(after)
+        pieces = tuple(replace(p, value=die) if p.kind == "d6" and p.cell is None else p for p in seen.pieces)
+        return replace(seen, pieces=pieces)
+
+    assert Referee(adapter_for("zamboni-wars"), state).update(table(None)).actions == (Roll(unread), move)
+    verdict = Referee(adapter_for("zamboni-wars"), state).update(table(rolled))
+    assert verdict.accepted and verdict.actions == (Roll(rolled), move) and rolled != unread
+    # A die read as a roll that does not allow the move (miscounted) does not make the move illegal.
+    verdict = Referee(adapter_for("zamboni-wars"), state).update(table(not_allowing))
+    assert verdict.accepted and verdict.actions[-1] == move and verdict.actions[0] != Roll(not_allowing)
+
 def _aiming_state():
     rng = random.Random(3)
     for _ in range(200):
