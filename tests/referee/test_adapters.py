@@ -77,9 +77,15 @@ def test_zamboni_a_move_is_recognised_whatever_the_die_showed():
 def test_zamboni_the_roll_recorded_is_the_one_the_movement_die_shows_when_it_allows_the_move():
     state = _zamboni_start()
     moves = {v: set(state.apply(Roll(v)).legal_actions()) for v in range(1, 7)}
-    # A move two rolls allow: the lower one would be recorded if the die were not read.
-    move, rolled = next((m, max(v for v in moves if m in moves[v])) for m in moves[6] | moves[5] | moves[4]
-                        if isinstance(m, Move) and sum(m in moves[v] for v in moves) >= 2)
+    # A move the camera can see that some rolls allow but not all (the lowest would be recorded if the
+    # die were not read).
+    def seen_to_move(m):
+        v = next(v for v in moves if m in moves[v])
+        return state.apply(Roll(v)).apply(m).zambonis != state.zambonis
+
+    move = min((m for m in set().union(*moves.values()) if isinstance(m, Move)
+                and 2 <= sum(m in moves[v] for v in moves) < len(moves) and seen_to_move(m)), key=str)
+    rolled = max(v for v in moves if move in moves[v])
     unread = min(v for v in moves if move in moves[v])
     not_allowing = next(v for v in moves if move not in moves[v])
     after = state.apply(Roll(rolled)).apply(move)
