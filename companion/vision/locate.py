@@ -1098,7 +1098,7 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
     hexagons = _board_hexagons(gray, config)
     if not hexagons:
         raise BoardNotFound("no-board", "no hex lattice, and no six-sided board outline")
-    dark, light = line_responses(gray, config.hex_line_sigma)
+    line_masks = [_near_a_line(resp, config) for resp in line_responses(gray, config.hex_line_sigma)]
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
     cells = np.array([_hex_centre(q, r, spec.hex_mm) for q in range(-n, n + 1) for r in range(-n, n + 1)
@@ -1116,10 +1116,7 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
             h0 = _fit_h(outline_mm, ordered)
             if h0 is None or _jacobian_det(h0, np.zeros(2)) > 0:
                 continue  # the camera sees the board from above: the mirror order is not a view
-            for resp in (dark, light):
-                peak = float(np.percentile(resp[::3, ::3], 99.7))
-                on_line = cv2.dilate((resp > max(config.hex_min_line_strength, config.hex_line_fraction * peak)
-                                      ).astype(np.uint8), np.ones((3, 3), np.uint8))
+            for on_line in line_masks:
                 for grow in np.arange(1.0, config.hex_outline_max_margin, 0.005):
                     h = _fit_h(outline_mm * grow, ordered)
                     score = _share_on(on_line, _apply_h(h, on_sides)) - _share_on(on_line, _apply_h(h, inside))
@@ -1129,6 +1126,13 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
         raise BoardNotFound("no-board", "no hex lattice, and no board outline whose cells match the picture's lines")
     hf = _scale_h(best[1], 1 / scale)
     return _Found(min(1.0, best[0]), "outline", total, [hf @ _hex_rotation(k6) for k6 in range(6)])
+
+
+def _near_a_line(line_strength: np.ndarray, config: LocateConfig) -> np.ndarray:
+    """Pixels within one of a line: stronger than `hex_line_fraction` of the frame's strongest lines."""
+    peak = float(np.percentile(line_strength[::3, ::3], 99.7))  # a sample is enough, and much cheaper
+    on_line = line_strength > max(config.hex_min_line_strength, config.hex_line_fraction * peak)
+    return cv2.dilate(on_line.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
 
 
 def _share_on(mask: np.ndarray, points: np.ndarray) -> float:
@@ -1334,9 +1338,7 @@ def _hex_board_from_line_cues(gray: np.ndarray, scale: float, spec: BoardSpec, c
     # the side shows a line when `hex_side_points` of them are on one.
     offsets = (0.5 * neighbours[:, None, :] + np.array([-0.3, 0.0, 0.3])[None, :, None] * along[:, None, :])
     side_px = _apply_h(h, (plane[:, None, :] + offsets.reshape(1, -1, 2)).reshape(-1, 2))
-    strength = cv2.dilate(line_strength, np.ones((3, 3), np.uint8))
-    peak = float(np.percentile(line_strength[::3, ::3], 99.7))
-    on_line = strength > max(config.hex_min_line_strength, config.hex_line_fraction * peak)
+    on_line = _near_a_line(line_strength, config)
     gh, gw = gray.shape
     xy = np.round(side_px).astype(int)
     ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
