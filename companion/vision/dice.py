@@ -125,23 +125,23 @@ def _cube_span(camera: PlaneCamera, middle: np.ndarray, side: float) -> float:
 def _die_middle(box: Sequence[float], camera: PlaneCamera, height_mm: float) -> np.ndarray | None:
     """Where on the table the die stands: the ray through its box's middle meets the plane of
     its own middle (half a die up) there."""
-    x = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-    p = camera.projection
-    # Solve P @ (X, Y, height, 1) ~ (x, y, 1) for X, Y.
-    a = np.array([p[0, :2] - x[0] * p[2, :2], p[1, :2] - x[1] * p[2, :2]])
-    b = -np.array([p[0, 2] * height_mm + p[0, 3] - x[0] * (p[2, 2] * height_mm + p[2, 3]),
-                   p[1, 2] * height_mm + p[1, 3] - x[1] * (p[2, 2] * height_mm + p[2, 3])])
-    if abs(np.linalg.det(a)) < 1e-9:
+    seen = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2, 1.0])
+    to_image = _plane_at(camera, height_mm)
+    if abs(np.linalg.det(to_image)) < 1e-9:
         return None
-    return np.linalg.solve(a, b)
+    x, y, w = np.linalg.solve(to_image, seen)
+    return np.array([x / w, y / w])
 
 
 def _reach_on_top(xx: np.ndarray, yy: np.ndarray, top: np.ndarray, camera: PlaneCamera) -> np.ndarray:
     """For each pixel, how far (mm) from the top face's middle the point of the top face's plane
     it sees lies."""
-    p = camera.projection
-    # The top face's plane (z = top[2]) to the picture is a homography; invert it per pixel.
-    h = np.column_stack([p[:, 0], p[:, 1], p[:, 2] * top[2] + p[:, 3]])
-    mm = np.linalg.inv(h) @ np.stack([xx.ravel(), yy.ravel(), np.ones(xx.size)])
+    mm = np.linalg.inv(_plane_at(camera, top[2])) @ np.stack([xx.ravel(), yy.ravel(), np.ones(xx.size)])
     mm = mm[:2] / mm[2]
     return np.hypot(mm[0] - top[0], mm[1] - top[1]).reshape(xx.shape)
+
+
+def _plane_at(camera: PlaneCamera, z_mm: float) -> np.ndarray:
+    """The homography from the horizontal plane `z_mm` above the table (its x, y in mm) to the picture."""
+    p = camera.projection
+    return np.column_stack([p[:, 0], p[:, 1], p[:, 2] * z_mm + p[:, 3]])
