@@ -1555,16 +1555,21 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     if len(quads) < 2:
         raise BoardNotFound("no-board", f"found {len(quads)} of the four coasters "
                                         f"({', '.join(spec.coaster_colours)}); need at least two")
+    # A coaster the picture's edge cuts has the edge for a side: the sets of coasters tried are
+    # of whole ones when two or more are whole (the refit below still uses the cut one's corners
+    # that are its own).
+    whole = {pos: quad for pos, quad in quads.items() if not _on_picture_edge(quad, image.shape)}
     # The corner consensus of the coasters found first; then each set of two or more of them (a
     # hand may have bent two outlines the same way); then the consensus with one coaster's
     # outline swapped for another region of its colour (a card or a piece beside the board).
     # The colours judge; the first is kept unless another fits them clearly better.
     consensus = _coaster_consensus(quads, spec)
     hyps = [] if consensus is None else [consensus]
-    found = sorted(quads)
-    for k in range(len(found) - 1, 1, -1):
+    trusted = whole if len(whole) >= 2 else quads
+    found = sorted(trusted)
+    for k in range(len(found) - (len(trusted) == len(quads)), 1, -1):
         for subset in itertools.combinations(found, k):
-            hs = _coaster_subset_homography({p: quads[p] for p in subset}, spec, config)
+            hs = _coaster_subset_homography({p: trusted[p] for p in subset}, spec, config)
             if hs is not None:
                 hyps.append(hs)
     for pos, alternatives in others.items():
@@ -1591,11 +1596,20 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
         raise BoardNotFound("no-board", f"the coloured regions do not form a Martian Coasters board "
                                         f"(colour agreement {agreement:.2f})")
     supported = 4 * len(quads)
-    outline = _apply_h(h, spec.outline())
-    if _outside(outline, image.shape, config.frame_margin_px):
+    # The coasters' colours say which board this is even when a corner of it is cut off, so the
+    # board is refused only when a cell could not be watched: when a cell's middle is out of view.
+    middles = np.array([polygon.mean(axis=0) for _, polygon in spec.cells()])
+    if _outside(_apply_h(h, middles), image.shape, config.frame_margin_px):
         raise BoardNotFound("cut-by-frame", "the coasters run past the edge of the picture")
     hf = _scale_h(h, 1.0 / scale)
     return _Found(min(1.0, agreement), "coasters", supported, [hf])
+
+
+def _on_picture_edge(quad: np.ndarray, shape: tuple[int, ...], margin: float = 3.0) -> bool:
+    """Whether a corner of the outline lies on the picture's edge (where the picture cut it)."""
+    h, w = shape[:2]
+    return bool(np.any((quad[:, 0] < margin) | (quad[:, 1] < margin)
+                       | (quad[:, 0] > w - 1 - margin) | (quad[:, 1] > h - 1 - margin)))
 
 
 def _coaster_pairs(quads: dict[int, np.ndarray], spec: BoardSpec) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -1746,7 +1760,9 @@ def _colour_agreement(h: np.ndarray, masks: list[list[np.ndarray]], spec: BoardS
             ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
             if not ok.any():
                 return 0.0
-            total = len(pts)
+            # Beyond the picture nothing is known: a board a few cells past the edge is judged on
+            # what is in view, unless most of the coaster is out of it.
+            total = len(pts) if ok.sum() < 0.5 * len(pts) else int(ok.sum())
             if skip_hidden and hidden is not None:
                 covered = np.zeros(len(pts), bool)
                 covered[ok] = hidden[xy[ok, 1], xy[ok, 0]]

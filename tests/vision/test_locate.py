@@ -352,8 +352,9 @@ def test_too_dark_frame_is_refused_with_the_reason():
     assert "brightness" in str(err.value)
 
 
-def test_board_cut_by_the_frame_edge_is_reported():
-    spec = SPECS["chess"]
+@pytest.mark.parametrize("name", ["chess", "coasters"])
+def test_board_cut_by_the_frame_edge_is_reported(name):
+    spec = SPECS[name]
     rng = np.random.default_rng(4)
     h = random_view(spec, rng, fill_range=(0.7, 0.75))
     # Slide the view so a third of the board is off the right edge.
@@ -547,6 +548,19 @@ def test_rendered_scene_is_located_with_every_cell_right(game, seed, framing):
     h_true = np.array(truth["board"]["homography_mm_to_px"], float)
     corners = _apply(h_true, spec.outline() if spec.kind == "hex" else spec.playing_corners)
     assert corners.min() >= 0 and corners[:, 0].max() < WIDTH and corners[:, 1].max() < HEIGHT
+    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
+    err, cells_ok = evaluate(loc, spec, h_true)
+    assert cells_ok and err < 0.015, (err, cells_ok)
+
+
+@pytest.mark.parametrize("seed", [5033, 5068])
+def test_coasters_whose_corner_tip_is_cut_by_the_frame_are_found_while_every_cell_is_in_view(seed):
+    frame, truth = _rendered("zamboni-wars", seed, "referee")
+    spec = board_spec_from_truth(truth)
+    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+    corners = _apply(h_true, spec.outline())
+    middles = _apply(h_true, np.array([polygon.mean(axis=0) for _, polygon in spec.cells()]))
+    assert corners[:, 1].max() >= HEIGHT and middles[:, 1].max() < HEIGHT  # the render is as the test means
     loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
     err, cells_ok = evaluate(loc, spec, h_true)
     assert cells_ok and err < 0.015, (err, cells_ok)
