@@ -101,6 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-size-check", dest="check_sizes", action="store_false",
                    help="keep the detector's sizes (by default each is checked against the scene's geometry "
                         "as the mapper does: companion/vision/sizing.py)")
+    from companion.webcam import EFFECTS
+    p.add_argument("--webcam", choices=sorted(EFFECTS), metavar="EFFECT",
+                   help="make every picture worse first, as a real camera or room would (companion/webcam.py): "
+                        + ", ".join(sorted(EFFECTS)))
     p.add_argument("--map", action="store_true", help="also run ultralytics validation for box and keypoint mAP")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=cmd_eval)
@@ -125,7 +129,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz,
                                        close_imgsz=args.close_imgsz or args.imgsz), colour)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
-                      check_sizes=args.check_sizes)
+                      check_sizes=args.check_sizes, webcam=args.webcam)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     report["imgsz"], report["close_imgsz"] = args.imgsz, args.close_imgsz or args.imgsz
     if args.map:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ import numpy as np
 from companion.pieces import Colour, Size
 from companion.vision.classes import PYRAMID
 from companion.vision.detection import Detection, box_iou
+from companion.webcam import EFFECTS, apply_effect
 
 MIN_VISIBLE = 0.5
 IOU_MATCH = 0.5
@@ -275,7 +277,7 @@ def with_sizes_checked(detections: list[Detection], truth: dict) -> list[Detecti
 
 
 def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = None, look: str = "board",
-             check_sizes: bool = True) -> dict[str, Any]:
+             check_sizes: bool = True, webcam: str | None = None) -> dict[str, Any]:
     """Runs `detect(frame) -> list[Detection]` over a dataset split and returns the figures.
 
     `split`: "train", "val", "test", or "all" for a dataset made only for testing (rendered
@@ -285,10 +287,14 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
     "whole" runs on the whole image (for datasets that are already crops).
     `check_sizes`: sizes checked against the scene's geometry as the mapper does (`with_sizes_checked`);
     the figures then count how many sizes the check changed, to right and to wrong.
+    `webcam`: an effect of companion/webcam.py applied to every picture first (seeded by its name),
+    to see how the figures fall on pictures worse than the renders.
     Returns a dict with "all", "per_game" and "per_tilt" figure tables.
     """
     if look not in LOOKS:
         raise ValueError(f"unknown look {look!r} (expected one of: {', '.join(LOOKS)})")
+    if webcam is not None and webcam not in EFFECTS:
+        raise ValueError(f"unknown webcam effect {webcam!r} (expected one of: {', '.join(EFFECTS)})")
     overall = Tally()
     per_game: dict[str, Tally] = defaultdict(Tally)
     per_tilt: dict[str, Tally] = defaultdict(Tally)
@@ -301,6 +307,8 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
         frame = cv2.imread(str(dataset / "images" / path.parent.name / (path.stem + ".jpg")))
         if frame is None:
             raise FileNotFoundError(f"image for {path.name} is missing or unreadable")
+        if webcam is not None:
+            frame = apply_effect(webcam, frame, zlib.crc32(path.stem.encode()))
         detections = look_closer(detect, frame, truth) if look == "board" else detect(frame)
         detections = with_dice_read(detections, truth, frame)
         detector_sizes = None
@@ -313,6 +321,7 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
         "split": split,
         "look": look,
         "sizes_checked": check_sizes,
+        "webcam": webcam,
         "all": overall.figures(),
         "per_game": {g: t.figures() for g, t in sorted(per_game.items())},
         "per_tilt": {b: t.figures() for b, t in sorted(per_tilt.items())},
@@ -336,6 +345,7 @@ def format_report(report: dict[str, Any]) -> str:
     keys = list(report["all"])
     width = max(len(k) for k in keys)
     lines = [f"split {report['split']}" + ("; sizes checked against the geometry" if report.get("sizes_checked") else "")
+             + (f"; pictures as a webcam's {report['webcam']}" if report.get("webcam") else "")
              + (f"; mAP {report['map']}" if "map" in report else "")]
     lines.append(" " * width + "".join(f"{name[:14]:>15}" for name in groups))
     for key in keys:

@@ -27,6 +27,7 @@ from companion import models
 from companion.evaluation import evaluate, format_report, ultralytics_map
 from companion.vision.colour import ColourClassifier
 from companion.vision.detect import Detector, DetectorConfig
+from companion.webcam import EFFECTS
 
 
 def colour_accuracy(weights: Path, crops: Path) -> dict:
@@ -40,6 +41,19 @@ def colour_accuracy(weights: Path, crops: Path) -> dict:
             right += colour.value == folder.name
             total += 1
     return {"test_crops": total, "top1_accuracy": round(right / total, 4) if total else None}
+
+
+WEBCAM_KEYS = ("recall_colour_and_size", "precision_colour_and_size", "colour_accuracy_matched",
+               "size_accuracy_matched", "false_detections_per_image")
+
+
+def webcam_figures(detector, dataset: Path, limit: int) -> dict:
+    """The first `limit` test images scored clean and under each webcam effect."""
+    out = {}
+    for effect in [None, *EFFECTS]:
+        figures = evaluate(detector, dataset, "test", limit, look="board", webcam=effect)["all"]
+        out[effect or "clean"] = {"images": figures["images"], **{k: figures[k] for k in WEBCAM_KEYS}}
+    return out
 
 
 def training_facts(run: Path) -> dict:
@@ -62,6 +76,8 @@ def main() -> None:
     parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s8"))
     parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v4"))
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--webcam-limit", type=int, default=100,
+                        help="test images scored under each webcam effect (companion/webcam.py); 0: none")
     parser.add_argument("--out", type=Path, default=models.MODELS_DIR / "MODEL_CARD.md")
     parser.add_argument("--json", type=Path, default=models.MODELS_DIR / "metrics.json")
     args = parser.parse_args()
@@ -73,6 +89,7 @@ def main() -> None:
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
     closeup = evaluate(detector, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
     referee = evaluate(detector, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
+    webcam = webcam_figures(detector, args.dataset, args.webcam_limit) if args.webcam_limit else None
     colours = colour_accuracy(models.COLOUR_WEIGHTS, args.crops) if colour and args.crops.exists() else None
     bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
                             str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
@@ -81,7 +98,7 @@ def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     facts = {"date": datetime.date.today().isoformat(), "commit": commit, "detector": report, "close_up": closeup,
              "detector_sizes_unchecked": unchecked,
-             "referee_framing": referee,
+             "referee_framing": referee, "webcam": webcam,
              "colour_classifier": colours, "latency": latency,
              "training": training_facts(args.run) if (args.run / "results.csv").exists() else None,
              "colour_training": training_facts(args.colour_run) if (args.colour_run / "results.csv").exists() else None}
@@ -89,6 +106,22 @@ def main() -> None:
     args.out.write_text(render(facts, args))
     print(format_report(report))
     print(json.dumps({"colour": colours, "latency": latency}, indent=2))
+
+
+def webcam_section(facts: dict, args: argparse.Namespace) -> str:
+    webcam = facts.get("webcam")
+    if not webcam:
+        return ""
+    rows = "\n".join(f"| {name} | " + " | ".join(str(figures[k]) for k in WEBCAM_KEYS) + " |"
+                     for name, figures in webcam.items())
+    return f"""## Pictures worse than the renders
+The renders vary exposure, white balance (up to 12 %), a light blur, noise and JPEG quality 55-95. A real
+webcam in a real room can do worse; each effect of `companion/webcam.py` is applied to the first
+{webcam['clean']['images']} test images (`companion eval {args.dataset} --split test --limit {webcam['clean']['images']} --webcam EFFECT`):
+
+| pictures | """ + " | ".join(k.replace("_", " ") for k in WEBCAM_KEYS) + " |\n|---|" + "---|" * len(WEBCAM_KEYS) + f"""
+{rows}
+"""
 
 
 def render(facts: dict, args: argparse.Namespace) -> str:
@@ -219,6 +252,7 @@ include the pieces of towers, whose colours and sizes are read worse).
   top-1 accuracy {(facts['colour_classifier'] or {}).get('top1_accuracy')}.
 
 {table}
+{webcam_section(facts, args)}
 ## Goals (issue 8) and where this model stands
 Recall and precision >= 99% with colour and size right, direction right for >= 99.5% of lying pieces:
 {goal_verdict} (recall {a['recall_colour_and_size']}, precision {a['precision_colour_and_size']}, direction

@@ -206,3 +206,17 @@ def test_dice_values_count_as_read_and_right_only_for_dice_whose_face_is_known()
     score_image(truth, seen, [tally])
     figures = tally.figures()
     assert figures["d6_values_read"] == 0.5 and figures["d6_values_right_of_read"] == 1.0
+
+
+def test_a_webcam_effect_is_applied_to_every_picture_the_detector_sees(dataset):
+    import cv2
+    from companion.webcam import apply_effect
+
+    seen = []
+    evaluate(lambda frame: seen.append(frame.copy()) or [], dataset, split="train", look="whole", webcam="warm-light")
+    clean = [cv2.imread(str(dataset / "images" / p.parent.name / (p.stem + ".jpg")))
+             for p in sorted(dataset.glob("truth/train/*.json"))]
+    assert len(seen) == len(clean) > 0
+    assert all((s == apply_effect("warm-light", c, 0)).all() for s, c in zip(seen, clean))
+    with pytest.raises(ValueError, match="unknown webcam effect"):
+        evaluate(lambda f: [], dataset, split="train", webcam="sepia")
