@@ -3,10 +3,16 @@
 
 Reads each image's truth sidecar (scripts/synth dataset ...) and writes 64x64 crops, made exactly
 as companion.vision.colour.crop_for_colour makes them at run time, into an ultralytics
-classification folder: OUT/{train,val,test}/<colour>/<image>-<object>.jpg. Pieces less than
+classification folder: OUT/{train,val,test}/<colour>/<dataset>-<image>-<object>.jpg (the dataset's
+name keeps crops of several datasets cut into one folder apart). Pieces less than
 half visible are skipped; the dataset's own split is kept, so test crops come from test images.
 
-    python scripts/make_colour_crops.py datasets/pieces-v1 datasets/colours-v1 [--jitter 0.12]
+    python scripts/make_colour_crops.py datasets/pieces-v1 datasets/colours-v1 [--jitter 0.12] [--cast 0.3]
+
+With `--cast C` each training image is cut a second time under a colour cast (blue and red gains
+each drawn from 1 +- C, the exposure from 0.75-1.1), as a lamp or a camera's white balance would
+leave it, and those crops are written beside the others (`...-cast.jpg`): the renders vary white
+balance by only 12 % (companion/webcam.py measures what a stronger cast does).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import random
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from companion.vision.colour import crop_for_colour
 
@@ -28,6 +35,8 @@ def main() -> None:
     parser.add_argument("--min-visible", type=float, default=0.5)
     parser.add_argument("--jitter", type=float, default=0.12,
                         help="random box shift/scale (fraction of the box), like a detector's imprecision")
+    parser.add_argument("--cast", type=float, default=0.0,
+                        help="also cut each training image under a random colour cast of this strength")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -38,6 +47,11 @@ def main() -> None:
         image = cv2.imread(str(args.dataset / "images" / split / (truth_path.stem + ".jpg")))
         if image is None:
             continue
+        looks = [("", image)]
+        if args.cast and split == "train":
+            gains = np.array([1 + rng.uniform(-args.cast, args.cast), 1.0, 1 + rng.uniform(-args.cast, args.cast)])
+            cast = image.astype(np.float32) * (gains * rng.uniform(0.75, 1.1)).astype(np.float32)
+            looks.append(("-cast", np.clip(cast, 0, 255).astype(np.uint8)))
         for obj in truth["objects"]:
             if obj.get("kind") != "pyramid" or obj.get("visible_fraction", 0) < args.min_visible or not obj.get("box_px"):
                 continue
@@ -49,8 +63,9 @@ def main() -> None:
             box = (cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2)
             folder = args.out / split / obj["colour"]
             folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / f"{truth_path.stem}-{obj['id']}.jpg"), crop_for_colour(image, box))
-            counts[f"{split}/{obj['colour']}"] = counts.get(f"{split}/{obj['colour']}", 0) + 1
+            for suffix, look in looks:
+                cv2.imwrite(str(folder / f"{args.dataset.name}-{truth_path.stem}-{obj['id']}{suffix}.jpg"), crop_for_colour(look, box))
+                counts[f"{split}/{obj['colour']}"] = counts.get(f"{split}/{obj['colour']}", 0) + 1
     print(json.dumps(dict(sorted(counts.items()))))
 
 
