@@ -9,7 +9,8 @@ corner error of the playing area as a fraction of its side, and how many frames 
 playing area at all (many renders crop it, which the localiser rightly reports as cut-by-frame).
 The renders are 1280x720; the a1 corner is given as a person would point at it at set-up.
 `--framing referee` renders the same tables with the camera stood back to show the whole board,
-as one set up to referee a game is.
+as one set up to referee a game is. Frames with a hand over the board are counted apart as well:
+the tracker skips them and the board lock keeps the board found in calm frames.
 """
 
 from __future__ import annotations
@@ -44,6 +45,18 @@ def check(loc, spec: BoardSpec, h_true: np.ndarray) -> tuple[float, bool]:
     return err, ok
 
 
+def _hand_over(truth: dict, board_corners: np.ndarray) -> bool:
+    """Whether a hand's box reaches into the board's bounding box: the tracker skips such frames (the
+    lock keeps the board found in calm ones), so the figures without them are the pipeline's."""
+    x0, y0 = board_corners.min(axis=0)
+    x1, y1 = board_corners.max(axis=0)
+    for obj in truth["objects"]:
+        box = obj.get("box_px") if obj["kind"] == "hand" else None
+        if box and box[0] < x1 and box[2] > x0 and box[1] < y1 and box[3] > y0:
+            return True
+    return False
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=50)
@@ -63,6 +76,7 @@ def main() -> int:
     for game in args.games.split(","):
         found, errors, times, reasons = 0, [], [], {}
         in_view, found_in_view = 0, 0
+        calm, found_calm = 0, 0  # wholly in view with no hand over the board, as the tracker's frames are
         missed_in_view: dict[str, list[int]] = {}  # reason -> seeds whose board was wholly in view
         for seed in range(args.first_seed, args.first_seed + args.frames):
             jpeg, truth = render_item(renderer, game, seed, 1280, 720, args.framing)
@@ -76,6 +90,8 @@ def main() -> int:
             corners = _apply(h_true, spec.outline() if spec.kind == "hex" else spec.playing_corners)
             visible = bool(corners.min() >= 0 and corners[:, 0].max() < 1280 and corners[:, 1].max() < 720)
             in_view += visible
+            without_hand = visible and not _hand_over(truth, corners)
+            calm += without_hand
             start = time.perf_counter()
             try:
                 loc = Locator(spec).locate(frame, a1_near=tuple(hint))
@@ -90,6 +106,7 @@ def main() -> int:
             if ok:
                 found += 1
                 found_in_view += visible
+                found_calm += without_hand
                 errors.append(err)
             else:
                 reasons["wrong-cells"] = reasons.get("wrong-cells", 0) + 1
@@ -97,6 +114,7 @@ def main() -> int:
                     missed_in_view.setdefault("wrong-cells", []).append(seed)
         results.append({"game": game, "frames": args.frames, "found_rate": found / args.frames,
                         "board_in_view": in_view, "found_in_view": found_in_view,
+                        "in_view_without_hand": calm, "found_without_hand": found_calm,
                         "mean_corner_error": float(np.mean(errors)) if errors else None,
                         "scratch_ms_median": float(np.median(times) * 1000) if times else None, "failures": reasons,
                         "missed_in_view": missed_in_view})
@@ -108,7 +126,8 @@ def main() -> int:
             mean = f"{100 * r['mean_corner_error']:.2f}%" if r["mean_corner_error"] is not None else "-"
             ms = f"{r['scratch_ms_median']:.0f} ms" if r["scratch_ms_median"] is not None else "-"
             print(f"{r['game']:14} found {100 * r['found_rate']:5.1f}%  (board wholly in view in {r['board_in_view']}, "
-                  f"found in {r['found_in_view']} of those)  mean corner error {mean:>7}  {ms:>7}  "
+                  f"found in {r['found_in_view']} of those; {r['found_without_hand']} of the "
+                  f"{r['in_view_without_hand']} without a hand over it)  mean corner error {mean:>7}  {ms:>7}  "
                   f"{r['failures'] or ''}")
     return 0
 
