@@ -215,7 +215,8 @@ def _truths(args) -> list[dict]:
         paths = sorted((Path(args.dataset) / "truth").glob(pattern))[: args.count]
         if not paths:
             raise SystemExit(f"eval_mapper: no truth sidecars under {Path(args.dataset) / 'truth' / args.split}")
-        return [json.loads(p.read_text()) | {"_split": p.parent.name, "_name": p.stem} for p in paths]
+        truths = [json.loads(p.read_text()) | {"_split": p.parent.name, "_name": p.stem} for p in paths]
+        return [t for t in truths if not args.games or t["game"] in args.games]
     from companion.synth.labels import sidecar
     from companion.synth.scenes import GAMES, sample_scene
 
@@ -239,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=40, help="scenes per game (or from the dataset)")
     parser.add_argument("--seed", type=int, default=900000, help="first scene seed (held out from training)")
     parser.add_argument("--noise", type=float, default=1.0, help="keypoint noise, pixels (standard deviation)")
-    parser.add_argument("--games", nargs="*", help="games to evaluate (default: all)")
+    parser.add_argument("--games", nargs="*", help="games to evaluate (default: all; with --dataset, its scenes of these games)")
     parser.add_argument("--render", action="store_true", help="render for true visibility (slower)")
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=480)
