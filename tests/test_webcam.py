@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.webcam import EFFECTS, apply_effect
+from companion.webcam import EFFECTS, apply_effect, random_effect
 
 
 def _picture() -> np.ndarray:
@@ -51,3 +51,27 @@ def test_bad_names_and_pictures_are_clear_errors():
         apply_effect("sepia", _picture(), 0)
     with pytest.raises(ValueError, match="BGR uint8"):
         apply_effect("glare", np.zeros((10, 10), np.uint8), 0)
+
+
+@pytest.mark.parametrize("name", sorted(EFFECTS))
+def test_strength_zero_leaves_the_picture_nearly_as_it_is_and_a_stronger_effect_changes_it_more(name):
+    image = _picture()
+    assert np.abs(apply_effect(name, image, 5, 0.0).astype(int) - image).mean() < 1.0
+    # A smooth random texture: detail for the blurs and resamplings to lose, but not so fine that
+    # a light blur already loses all of it.
+    noise = np.random.default_rng(0).uniform(0, 255, (120, 160, 3)).astype(np.float32)
+    texture = np.clip(cv2.GaussianBlur(noise, (0, 0), 2) * 2.5 - 190, 0, 255).astype(np.uint8)
+    change = [np.abs(apply_effect(name, texture, 5, strength).astype(int) - texture).mean() for strength in (0.5, 1.0)]
+    assert 0 < change[0] < change[1]
+
+
+def test_a_random_effect_names_what_it_did_at_a_strength_from_0_3_to_1():
+    rng = np.random.default_rng(2)
+    seen = set()
+    for _ in range(40):
+        name, strength, out = random_effect(_picture(), rng)
+        assert name in EFFECTS and 0.3 <= strength <= 1.0 and out.shape == _picture().shape
+        seen.add(name)
+    assert len(seen) >= 6
+    with pytest.raises(ValueError, match="strength"):
+        apply_effect("glare", _picture(), 0, 1.5)

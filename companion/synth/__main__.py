@@ -46,7 +46,8 @@ def cmd_crops(args) -> int:
     from companion.synth.crops import make_crop_dataset
     from companion.vision.classes import get_scheme
 
-    print(json.dumps(make_crop_dataset(args.source, args.out, get_scheme(args.scheme), args.size, args.seed)))
+    print(json.dumps(make_crop_dataset(args.source, args.out, get_scheme(args.scheme), args.size, args.seed,
+                                       webcam_share=args.webcam_share)))
     return 0
 
 
@@ -138,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=int, default=480, help="longer side of each crop in pixels")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--scheme", default="colour-size-pose")
+    p.add_argument("--webcam-share", type=float, default=0.0,
+                   help="share of training crops made worse first by a random webcam effect (companion/webcam.py)")
     p.set_defaults(func=cmd_crops)
     p = sub.add_parser("render", help="render a few scenes of one game with their sidecars and labels")
     p.add_argument("out", type=Path)

@@ -22,6 +22,7 @@ from companion.synth.dataset import SPLITS, dataset_yaml
 from companion.synth.labels import yolo_lines
 from companion.vision.classes import ClassScheme
 from companion.vision.region import Region, board_region, region_around
+from companion.webcam import random_effect
 
 # Margins drawn around the board: the run-time margin (region.BOARD_MARGIN) sits inside the range.
 BOARD_MARGINS = (0.08, 0.35)
@@ -99,12 +100,17 @@ def crop_truth(truth: dict, region: Region | None, scale: float) -> dict:
 
 
 def make_crop_dataset(source: Path, out: Path, scheme: ClassScheme, size: int = 480, seed: int = 0,
-                      jpeg_quality: int = 92) -> dict:
+                      jpeg_quality: int = 92, webcam_share: float = 0.0) -> dict:
     """Writes the crop dataset of `source` (a `scripts/synth dataset` folder) under `out`.
 
     Each crop is resized so its longer side is `size` pixels (never enlarged past 2x). Resumable:
     finished items (their truth written last) are skipped. Returns counts per split.
+    `webcam_share`: the share of training crops made worse first by a random effect of
+    companion/webcam.py at a random strength (a colour cast, a dim room, blur...); the effect is
+    named in the crop's sidecar (`webcam`). Validation and test crops are left as rendered.
     """
+    if not 0.0 <= webcam_share <= 1.0:
+        raise ValueError(f"webcam_share must be between 0 and 1, got {webcam_share}")
     source, out = Path(source), Path(out)
     counts = {s: 0 for s in SPLITS}
     for split in SPLITS:
@@ -120,11 +126,17 @@ def make_crop_dataset(source: Path, out: Path, scheme: ClassScheme, size: int = 
             rng = np.random.default_rng([seed, int(truth.get("seed", 0)), counts[split]])
             region = choose_region(truth, rng)
             crop = image if region is None else region.crop(image)
+            webcam = None
+            if split == "train" and webcam_share and rng.random() < webcam_share:
+                name, strength, crop = random_effect(np.ascontiguousarray(crop), rng)
+                webcam = {"effect": name, "strength": round(strength, 3)}
             scale = min(2.0, size / max(crop.shape[:2]))
             resized = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
                                  interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
             moved = crop_truth(truth, region, scale)
             moved["image"] = {"width": resized.shape[1], "height": resized.shape[0]}
+            if webcam is not None:
+                moved["webcam"] = webcam
             lines = yolo_lines(moved, scheme)
             for sub, name, data in (
                     ("images", truth_path.stem + ".jpg",

@@ -59,7 +59,8 @@ def test_a_piece_cut_off_by_the_crop_loses_its_label_and_a_half_cut_one_keeps_a_
     assert len(yolo_lines(crop_truth(truth, away, 1.0))) < len(yolo_lines(truth))
 
 
-def test_the_crop_dataset_is_written_resumably_with_labels_matching_its_truth(tmp_path):
+def _full_dataset(root, items: int):
+    """`items` renders of `scripts/synth dataset --seed 4`, written as that command writes them."""
     from companion.synth.dataset import item_paths, plan_item, render_item
 
     pytest.importorskip("moderngl")
@@ -69,15 +70,19 @@ def test_the_crop_dataset_is_written_resumably_with_labels_matching_its_truth(tm
         renderer = Renderer()
     except Exception as exc:  # no EGL on this machine
         pytest.skip(f"no headless GL context: {exc}")
-    source = tmp_path / "full"
-    scheme = get_scheme("size-pose")
-    for i in range(3):
+    for i in range(items):
         item = plan_item(4, i)
         jpeg, truth = render_item(renderer, item.game, item.seed, 960, 540)
-        paths = item_paths(source, item)
+        paths = item_paths(root, item)
         for key, data in (("image", jpeg), ("truth", json.dumps(truth).encode())):
             paths[key].parent.mkdir(parents=True, exist_ok=True)
             paths[key].write_bytes(data)
+    return root
+
+
+def test_the_crop_dataset_is_written_resumably_with_labels_matching_its_truth(tmp_path):
+    source = _full_dataset(tmp_path / "full", 3)
+    scheme = get_scheme("size-pose")
     summary = make_crop_dataset(source, tmp_path / "crops", scheme, size=320, seed=1)
     assert sum(summary["splits"].values()) == 3
     for truth_path in (tmp_path / "crops" / "truth").glob("*/*.json"):
@@ -90,3 +95,27 @@ def test_the_crop_dataset_is_written_resumably_with_labels_matching_its_truth(tm
     stamp = {p: p.stat().st_mtime_ns for p in (tmp_path / "crops" / "truth").glob("*/*.json")}
     make_crop_dataset(source, tmp_path / "crops", scheme, size=320, seed=1)
     assert stamp == {p: p.stat().st_mtime_ns for p in (tmp_path / "crops" / "truth").glob("*/*.json")}
+
+
+def test_a_webcam_share_makes_training_crops_worse_and_names_the_effect_but_keeps_their_labels(tmp_path):
+    source = _full_dataset(tmp_path / "full", 12)
+    scheme = get_scheme("size-pose")
+    make_crop_dataset(source, tmp_path / "plain", scheme, size=320, seed=1)
+    make_crop_dataset(source, tmp_path / "worse", scheme, size=320, seed=1, webcam_share=1.0)
+    splits = set()
+    for truth_path in (tmp_path / "worse" / "truth").glob("*/*.json"):
+        split, name = truth_path.parent.name, truth_path.stem
+        splits.add(split)
+        worse, plain = json.loads(truth_path.read_text()), json.loads((tmp_path / "plain" / "truth" / split / truth_path.name).read_text())
+        labels = [(root / "labels" / split / (name + ".txt")).read_text() for root in (tmp_path / "worse", tmp_path / "plain")]
+        assert labels[0] == labels[1]
+        images = [cv2.imread(str(root / "images" / split / (name + ".jpg"))).astype(int) for root in (tmp_path / "worse", tmp_path / "plain")]
+        if split == "train":
+            assert worse["webcam"]["effect"] and 0.3 <= worse["webcam"]["strength"] <= 1.0
+            assert np.abs(images[0] - images[1]).mean() > 0.5
+        else:
+            assert "webcam" not in worse and (images[0] == images[1]).all()
+        assert "webcam" not in plain
+    assert "train" in splits
+    with pytest.raises(ValueError, match="webcam_share"):
+        make_crop_dataset(source, tmp_path / "bad", scheme, webcam_share=1.5)
