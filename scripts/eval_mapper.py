@@ -36,7 +36,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.evaluation import MIN_VISIBLE, look_closer, match_by_box
+from companion.evaluation import MIN_VISIBLE, match_by_box
 from companion.pieces import Colour, Pyramid, Size
 from companion.scoring import Observation as ScoredTable, ObservationError, parse_observation, score_observation
 from companion.vision.locate import BoardLocation, BoardNotFound, Locator, board_outline
@@ -136,9 +136,11 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
         observation = None
         judged = [(o, None) for o in objects if o.get("visible_fraction", 0) >= MIN_VISIBLE]
     else:
-        # As `companion eval` looks (within the board's region), here the region of the board found.
-        detections = (look_closer(detect, frame, truth) if not locate else
-                      detect_near_board(detect, frame, None if location.spec.kind == "table" else board_outline(location)))
+        # As the companion looks: within the board's region (the true board's, or with --locate the one
+        # found), and the seats' zones round it when the game has them.
+        outline = board_outline(location) if locate else (None if truth.get("board") is None
+                                                          else np.asarray(truth["board"]["outline_px"], float))
+        detections = detect_near_board(detect, frame, outline, seat_zones=mapper.config.seats > 0)
         observation = mapper.map(detections, location)
         judged_objects = [o.get("visible_fraction", 0) >= MIN_VISIBLE for o in objects]
         match = match_by_box([o["box_px"] for o in objects], [p.box for p in observation.pieces],
