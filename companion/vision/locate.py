@@ -1567,7 +1567,10 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     hyps = [] if consensus is None else [consensus]
     trusted = whole if len(whole) >= 2 else quads
     found = sorted(trusted)
-    for k in range(len(found) - (len(trusted) == len(quads)), 1, -1):
+    # The consensus took every coaster found; the sets go down from all but one of them, or
+    # from all the whole ones when the edge cuts some.
+    largest = len(found) if len(trusted) < len(quads) else len(found) - 1
+    for k in range(largest, 1, -1):
         for subset in itertools.combinations(found, k):
             hs = _coaster_subset_homography({p: trusted[p] for p in subset}, spec, config)
             if hs is not None:
