@@ -16,7 +16,8 @@ Stack levels are judged among the pieces of a stack a detector can see (`visible
     python scripts/eval_mapper.py --dataset datasets/referee --split all --detector --locate  # + localisation
 
 With --detector the trained detector (models/) looks at each rendered image within the board's
-true outline, as `companion eval` does, so the figures measure detector and mapper together but
+true outline (and round it at the seats' zones when the game has them), as the companion does, so
+the figures measure detector and mapper together but
 not the localisation; with --locate the board is found in the picture too (its a1 corner pointed at,
 as at set-up), so the figures are the whole chain's, and a board not found misses all its pieces.
 Each object at least half in view is matched to the observed piece whose
