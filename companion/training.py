@@ -73,7 +73,9 @@ def train(config: TrainConfig) -> Path:
 def _schedule(config: TrainConfig) -> dict[str, Any]:
     schedule: dict[str, Any] = {}
     if config.lr0 is not None:
-        schedule.update(optimizer="AdamW", lr0=config.lr0)
+        # Ultralytics' automatic choice warms the biases up from 0, but a named optimiser from 0.1,
+        # which on weights already trained throws the biases far off: session 8's deep restart dip.
+        schedule.update(optimizer="AdamW", lr0=config.lr0, warmup_bias_lr=0.0)
     if config.warmup_epochs is not None:
         schedule["warmup_epochs"] = config.warmup_epochs
     return schedule
