@@ -909,6 +909,7 @@ def _chess_from_lattice(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full
             keep = (idx[:, axis] >= w) & (idx[:, axis] <= w + 8)
             idx, img = idx[keep], img[keep]
             idx = idx - idx.min(0)
+    idx, img = _drop_stray_rows(idx, img)
     if len(idx) < config.min_lattice_points:
         raise BoardNotFound("no-board", f"too few chessboard corners in one board-sized lattice ({len(idx)})")
     h = _fit_h(idx.astype(float), img)
@@ -962,12 +963,14 @@ def _chess_from_lattice(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full
     if s < config.min_checker_fraction * 64:
         raise BoardNotFound("wrong-board-kind", f"a lattice of {len(idx)} corners but no light/dark alternation "
                                                  f"(score {s:.0f} of 64): not a chessboard")
-    # Cells outside the picture contribute nothing, so a cut board ties with shifted windows.
+    # Cells outside the picture contribute nothing, so a cut board ties with shifted windows. Only
+    # a playing cell's middle out of view counts (as with the coasters): a corner the picture cuts
+    # off outside the playing area leaves every cell the referee watches in view.
+    cell_middles = _playing_cell_middles(spec)
     for s2, ou2, ov2, _ in scores:
         if s2 < s - 2:
             break
-        corners = _apply_h(h, np.array([(ou2, ov2), (ou2 + 8, ov2), (ou2 + 8, ov2 + 8), (ou2, ov2 + 8)], float))
-        if _outside(corners, gray.shape, config.frame_margin_px):
+        if _outside(_apply_h(h, cell_middles + [ou2, ov2]), gray.shape, config.frame_margin_px):
             raise BoardNotFound("cut-by-frame", "the chessboard runs past the edge of the picture; "
                                                 "aim the camera so the whole board is in view")
     # Full-resolution refinement of the matched corners, then a robust fit of the 8x8 board.
@@ -1000,6 +1003,41 @@ def _chess_from_lattice(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full
             cands.append(hq)
     conf = float(inl.sum()) / 49.0 if inner.sum() >= 12 else float(inl.sum()) / 81.0
     return _Found(min(1.0, conf) * min(1.0, s / 40.0), "lattice", int(inl.sum()), cands)
+
+
+def _playing_cell_middles(spec: BoardSpec) -> np.ndarray:
+    """Middles of the cells (lattice units) in the playing area whichever corner turns out to be a1:
+    which quarter turn the board lies at is judged after the window is chosen."""
+    f0, r0, nf, nr = spec.area_box
+    cells = {(f, r) for f in range(f0, f0 + nf) for r in range(r0, r0 + nr)}
+    for _ in range(3):
+        cells |= {(7 - r, f) for f, r in cells}
+    return np.array(sorted(cells), float) + 0.5
+
+
+def _drop_stray_rows(idx: np.ndarray, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice without an outermost row (or column) of one cue beside a well-filled one.
+
+    A piece's corner on the table one row beyond the board fits the lattice as well as the board's
+    own corners; kept, it stretches the lattice a row past the board, and the board's windows are
+    then sought one row off (Icebomb Arena render 5052 was refused as cut by the frame). A row
+    beside a sparse one may be the board's edge half hidden by a hand, and is kept (render 5090).
+    """
+    changed = True
+    while changed and len(idx):
+        changed = False
+        for axis in (0, 1):
+            for pick in (np.min, np.max):
+                edge = pick(idx[:, axis])
+                step = 1 if pick is np.min else -1
+                at_edge = int((idx[:, axis] == edge).sum())
+                next_row = int((idx[:, axis] == edge + step).sum())
+                if at_edge == 1 and next_row >= 6:
+                    keep = idx[:, axis] != edge
+                    idx, img = idx[keep], img[keep]
+                    changed = True
+        idx = idx - idx.min(0) if len(idx) else idx
+    return idx, img
 
 
 def _board_rotation(quarter: int, side: float) -> np.ndarray:
