@@ -1020,8 +1020,9 @@ def _drop_stray_rows(idx: np.ndarray, img: np.ndarray) -> tuple[np.ndarray, np.n
 
     A piece's corner on the table one row beyond the board fits the lattice as well as the board's
     own corners; kept, it stretches the lattice a row past the board, and the board's windows are
-    then sought one row off (Icebomb Arena render 5052 was refused as cut by the frame). A row
-    beside a sparse one may be the board's edge half hidden by a hand, and is kept (render 5090).
+    then sought one row off (Icebomb Arena render 5052 was refused as cut by the frame; in 5059 a
+    stray two rows out put the board a row onto its dark border). A row of cues beside a sparse
+    one may be the board's edge half hidden by a hand, and is kept (render 5090).
     """
     changed = True
     while changed and len(idx):
@@ -1029,9 +1030,12 @@ def _drop_stray_rows(idx: np.ndarray, img: np.ndarray) -> tuple[np.ndarray, np.n
         for axis in (0, 1):
             for pick in (np.min, np.max):
                 edge = pick(idx[:, axis])
-                step = 1 if pick is np.min else -1
                 at_edge = int((idx[:, axis] == edge).sum())
-                next_row = int((idx[:, axis] == edge + step).sum())
+                rest = idx[idx[:, axis] != edge, axis]
+                if not len(rest):
+                    continue
+                nearest = pick(rest)  # the next row holding cues, past any empty ones
+                next_row = int((idx[:, axis] == nearest).sum())
                 if at_edge == 1 and next_row >= 6:
                     keep = idx[:, axis] != edge
                     idx, img = idx[keep], img[keep]

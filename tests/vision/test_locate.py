@@ -534,10 +534,12 @@ def _rendered(game: str, seed: int, framing: str = "free"):
 # a ring off) before a side needed two of its three points on a line; ice-arena 5046 (hairlines on
 # white paper on a red cloth: no cell closes) before the board's outline placed it; icebomb-arena
 # 5040 and 5051 (the corner lattice grown on every other corner, turned 45 degrees, so no cells
-# alternated) before that lattice was read as the board's own.
+# alternated) before that lattice was read as the board's own; icebomb-arena 5052 and 5059 (a
+# pyramid's corner on the table one or two rows beyond the board, taken into the lattice) before a
+# lone corner beyond a full row was left out.
 RENDERED_SEEDS = {"icebomb-arena": (5001, 5021, 5033, 5090), "space-arena": (5009, 5028, 5038),
                   "zamboni-wars": (5001, 5003, 5009), "ice-arena": (5000, 5003, 5004)}
-REFEREE_SEEDS = {"icebomb-arena": (5040, 5051), "ice-arena": (5006, 5012, 5016, 6003, 6006, 5046), "zamboni-wars": (5014, 5016, 5027, 7021)}
+REFEREE_SEEDS = {"icebomb-arena": (5040, 5051, 5052, 5059), "ice-arena": (5006, 5012, 5016, 6003, 6006, 5046), "zamboni-wars": (5014, 5016, 5027, 7021)}
 
 
 @pytest.mark.parametrize("game, seed, framing", [(g, s, "free") for g, seeds in RENDERED_SEEDS.items() for s in seeds]
