@@ -7,12 +7,14 @@ classification folder: OUT/{train,val,test}/<colour>/<dataset>-<image>-<object>.
 name keeps crops of several datasets cut into one folder apart). Pieces less than
 half visible are skipped; the dataset's own split is kept, so test crops come from test images.
 
-    python scripts/make_colour_crops.py datasets/pieces-v1 datasets/colours-v1 [--jitter 0.12] [--cast 0.3]
+    python scripts/make_colour_crops.py datasets/pieces-v1 datasets/colours-v1 [--jitter 0.12] [--cast 0.3] [--webcam 0.5]
 
 With `--cast C` each training image is cut a second time under a colour cast (blue and red gains
 each drawn from 1 +- C, the exposure from 0.75-1.1), as a lamp or a camera's white balance would
 leave it, and those crops are written beside the others (`...-cast.jpg`): the renders vary white
-balance by only 12 % (companion/webcam.py measures what a stronger cast does).
+balance by only 12 % (companion/webcam.py measures what a stronger cast does). With `--webcam W`
+that share of the training images is cut once more after one of companion/webcam.py's effects at a
+random strength (a dim room, blur, heavy compression, glare...; `...-webcam.jpg`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import cv2
 import numpy as np
 
 from companion.vision.colour import crop_for_colour
+from companion.webcam import random_effect
 
 
 def main() -> None:
@@ -37,9 +40,14 @@ def main() -> None:
                         help="random box shift/scale (fraction of the box), like a detector's imprecision")
     parser.add_argument("--cast", type=float, default=0.0,
                         help="also cut each training image under a random colour cast of this strength")
+    parser.add_argument("--webcam", type=float, default=0.0,
+                        help="share of training images also cut after a random webcam effect (companion/webcam.py)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if not 0.0 <= args.webcam <= 1.0:
+        parser.error(f"--webcam is a share between 0 and 1, got {args.webcam}")
     rng = random.Random(args.seed)
+    effects_rng = np.random.default_rng(args.seed)
     counts: dict[str, int] = {}
     for truth_path in sorted(args.dataset.glob("truth/*/*.json")):
         split = truth_path.parent.name
@@ -52,6 +60,8 @@ def main() -> None:
             gains = np.array([1 + rng.uniform(-args.cast, args.cast), 1.0, 1 + rng.uniform(-args.cast, args.cast)])
             cast = image.astype(np.float32) * (gains * rng.uniform(0.75, 1.1)).astype(np.float32)
             looks.append(("-cast", np.clip(cast, 0, 255).astype(np.uint8)))
+        if args.webcam and split == "train" and rng.random() < args.webcam:
+            looks.append(("-webcam", random_effect(image, effects_rng)[2]))
         for obj in truth["objects"]:
             if obj.get("kind") != "pyramid" or obj.get("visible_fraction", 0) < args.min_visible or not obj.get("box_px"):
                 continue
