@@ -49,7 +49,7 @@ from companion.recognize import is_picture_plane, picture_plane, towers_in_the_p
 from companion.records import read_record
 from companion.session import GameSession, SessionError, SessionHub, SourceError
 from companion.sources import Frame, FrameSource, open_source
-from companion.vision.change import changed_cells
+from companion.vision.change import changed_cells, keep_still_pieces_beside_the_board
 from companion.vision.calibrate import CalibrationError, Undistorter, load_intrinsics
 from companion.vision.detection import Detection
 from companion.vision.dice import read_dice
@@ -674,7 +674,9 @@ class CameraFeed:
             key = _state_key(state)
             baseline = context.baseline if context.baseline_state == key else None
             changed = self._changed_cells(context, image, location) if baseline is not None else None
-            verdict = Referee(context.adapter, state).judge(observation, baseline, changed)
+            judged = self._still_beside_the_board(context, observation, baseline, image)
+            record["camera"] = judged.to_json()
+            verdict = Referee(context.adapter, state).judge(judged, baseline, changed)
             if baseline is None:
                 # No position agreed with this state yet (the camera just started, or the page
                 # changed the game): the first one seen becomes the baseline, and any difference
@@ -682,7 +684,7 @@ class CameraFeed:
                 context.baseline, context.baseline_state, context.baseline_picture = observation, key, image
             try:
                 if verdict.accepted:
-                    self._accept(context, verdict, observation, image, record)
+                    self._accept(context, verdict, judged, image, record)
                     return
                 seen = str(change) if change is not None else "the table when the camera started"
                 fixes = [e.text for e in verdict.alternatives if len(e.actions) == 1 and e.distance < 2][:3]
@@ -713,6 +715,7 @@ class CameraFeed:
         changed = self._changed_cells(context, image, location)
         if not changed:
             return
+        observation = self._still_beside_the_board(context, observation, context.baseline, image)
         verdict = Referee(context.adapter, state).judge(observation, context.baseline, changed)
         if not (verdict.accepted and verdict.from_picture):
             return
@@ -738,6 +741,16 @@ class CameraFeed:
             self.stats.counts["actions_from_picture"] += bool(verdict.from_picture)
         context.baseline, context.baseline_state = observation, _state_key(verdict.state)
         context.baseline_picture = image
+
+    @staticmethod
+    def _still_beside_the_board(context: _GameContext, observation: Observation, baseline: Observation | None,
+                                image: np.ndarray) -> Observation:
+        """The observation with the pieces beside the board whose picture did not change since the
+        baseline's frame read as then (`keep_still_pieces_beside_the_board`)."""
+        before = context.baseline_picture
+        if baseline is None or before is None or before.shape != image.shape:
+            return observation
+        return keep_still_pieces_beside_the_board(observation, baseline, before, image)
 
     def _changed_cells(self, context: _GameContext, image: np.ndarray, location: BoardLocation) -> frozenset[str] | None:
         """The cells whose picture changed since the baseline's frame (None when it cannot be told)."""

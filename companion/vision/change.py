@@ -13,12 +13,13 @@ Vision code: this says where the picture changed, never whether a move was legal
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from companion.vision.locate import BoardLocation
+from companion.vision.observation import Observation, SeenPiece
 
 
 SATURATED = 245
@@ -136,3 +137,78 @@ def changed_cells(before: np.ndarray, after: np.ndarray, location: BoardLocation
 def _median_cell_area(location: BoardLocation) -> float:
     areas = [abs(cv2.contourArea(np.asarray(c.polygon, np.float32))) for c in location.cells()]
     return float(np.median(areas)) if areas else float("inf")
+
+
+def _box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
+    return float(w * h / union) if union > 0 else 0.0
+
+
+def _patch_still(before: np.ndarray, after: np.ndarray, box: tuple[float, ...], config: ChangeConfig,
+                 max_changed: float) -> bool:
+    """Whether the picture inside `box` (full-frame pixels) is the same in both frames."""
+    h, w = before.shape[:2]
+    x1, y1 = max(0, int(box[0])), max(0, int(box[1]))
+    x2, y2 = min(w, int(np.ceil(box[2]))), min(h, int(np.ceil(box[3])))
+    if x2 - x1 < 2 or y2 - y1 < 2:
+        return False
+    k = (config.blur, config.blur)
+    a = cv2.GaussianBlur(before[y1:y2, x1:x2], k, 0)
+    b = cv2.GaussianBlur(after[y1:y2, x1:x2], k, 0)
+    diff = cv2.absdiff(a, b).max(axis=2)
+    return float(np.count_nonzero(diff > config.level)) <= max_changed * diff.size
+
+
+def keep_still_pieces_beside_the_board(observation: Observation, baseline: Observation, before: np.ndarray,
+                                       after: np.ndarray, config: ChangeConfig = ChangeConfig(),
+                                       min_overlap: float = 0.5, max_changed: float = 0.03) -> Observation:
+    """`observation` with each piece in a seat zone whose picture has not changed since the
+    baseline's frame read as the baseline read it, and such a piece the detector missed now put back.
+
+    Beside the board there are no cells for `changed_cells` to watch, and a player taking one of
+    their revealed plan pieces away changes how the detector reads the piece left beside it
+    (Icebomb Arena's demo: a small upright read as a medium lying once its neighbour went). A piece
+    whose pixels did not change did not change; the baseline's reading, which the game accepted,
+    stands. Pieces whose picture changed, and everything on the board, are left as seen.
+    """
+    if before.shape != after.shape or before.ndim != 3:
+        raise ValueError(f"frames to compare must be colour pictures of one shape, got {before.shape} and {after.shape}")
+    old = [p for p in baseline.pieces if p.zone is not None and p.cell is None]
+    if not old:
+        return observation
+    kept: list[SeenPiece] = []
+    used: set[int] = set()
+    carried = 0
+    for piece in observation.pieces:
+        if piece.zone is None or piece.cell is not None:
+            kept.append(piece)
+            continue
+        overlaps = [(_box_iou(piece.box, q.box), i) for i, q in enumerate(old) if i not in used and q.zone == piece.zone]
+        best = max(overlaps, default=(0.0, -1))
+        if best[0] < min_overlap:
+            kept.append(piece)
+            continue
+        q = old[best[1]]
+        union = (min(piece.box[0], q.box[0]), min(piece.box[1], q.box[1]),
+                 max(piece.box[2], q.box[2]), max(piece.box[3], q.box[3]))
+        if _patch_still(before, after, union, config, max_changed):
+            used.add(best[1])
+            same = (piece.kind, piece.colour, piece.size, piece.pose, piece.direction) == (q.kind, q.colour, q.size, q.pose, q.direction)
+            carried += not same
+            kept.append(piece if same else q)
+        else:
+            kept.append(piece)
+    for i, q in enumerate(old):
+        if i in used or any(_box_iou(q.box, p.box) > 0 for p in kept if p.zone is not None):
+            continue
+        if _patch_still(before, after, q.box, config, max_changed):
+            kept.append(q)
+            carried += 1
+    if not carried:
+        return observation
+    note = f"{carried} piece(s) beside the board read as before: their picture did not change"
+    return replace(observation, pieces=tuple(kept), notes=(*observation.notes, note))

@@ -11,9 +11,11 @@ import pytest
 
 from companion.games import get_game
 from companion.sources import DrawnTable, demo_dir
-from companion.vision.change import changed_blobs, changed_cells
+from companion.pieces import Colour, Pose, Size
+from companion.vision.change import changed_blobs, changed_cells, keep_still_pieces_beside_the_board
 from companion.vision.locate import BoardSpec, Locator
 from companion.vision.mapper import Mapper, config_for
+from companion.vision.observation import Observation, SeenPiece
 
 
 def _cells(before, after, location):
@@ -80,3 +82,49 @@ def test_the_demo_beads_the_detector_misses_show_in_the_picture():
     location = Locator(BoardSpec("chess")).locate(first)
     assert _cells(first, read(calm(8)), location) == {"a6"}
     assert _cells(read(calm(11)), read(calm(12)), location) == {"g6"}
+
+
+def _table_with(pieces: list[tuple[tuple[int, int, int, int], tuple[int, int, int]]]) -> np.ndarray:
+    frame = np.full((300, 400, 3), 90, np.uint8)
+    for (x1, y1, x2, y2), colour in pieces:
+        cv2.fillConvexPoly(frame, np.array([(x1, y2), (x2, y2), ((x1 + x2) // 2, y1)], np.int32), colour)
+    return frame
+
+
+def _plan(box, colour, size, pose, direction=None, zone="P3", cell=None) -> SeenPiece:
+    return SeenPiece("pyramid", Colour(colour), Size(size), Pose(pose), direction, cell=cell, zone=zone, box=box)
+
+
+def test_a_piece_beside_the_board_whose_picture_did_not_change_keeps_the_accepted_reading():
+    still, taken, on_board = (200, 40, 222, 70), (140, 40, 180, 70), (50, 200, 80, 240)
+    before = _table_with([(still, (40, 160, 40)), (taken, (40, 160, 40)), (on_board, (0, 0, 200))])
+    after = _table_with([(still, (40, 160, 40)), (on_board, (0, 0, 200))])
+    baseline = Observation("icebomb-arena", (_plan(still, "green", 1, "upright"), _plan(taken, "green", 2, "lying", "E"),
+                                             _plan(on_board, "red", 3, "upright", zone=None, cell="d4")))
+    # The neighbour gone, the detector reads the piece left as a medium lying; and the piece on the
+    # board as another size (that is the cells' business, `changed_cells`, not this function's).
+    seen = Observation("icebomb-arena", (_plan((199, 41, 223, 70), "green", 2, "lying", "N"),
+                                         _plan(on_board, "red", 2, "upright", zone=None, cell="d4")))
+    kept = keep_still_pieces_beside_the_board(seen, baseline, before, after)
+    beside = [p for p in kept.pieces if p.zone]
+    assert [(p.size, p.pose, p.direction) for p in beside] == [(Size(1), Pose.UPRIGHT, None)]
+    assert [p.size for p in kept.pieces if p.cell] == [Size(2)]
+    assert kept.notes and "did not change" in kept.notes[-1]
+    # Moved a little, its picture changed: what is seen now stands.
+    moved = _table_with([((170, 40, 192, 70), (40, 160, 40)), (on_board, (0, 0, 200))])
+    seen_moved = Observation("icebomb-arena", (_plan((170, 40, 192, 70), "green", 2, "lying", "N"),))
+    assert keep_still_pieces_beside_the_board(seen_moved, baseline, before, moved) == seen_moved
+
+
+def test_a_still_piece_beside_the_board_the_detector_missed_is_put_back_but_one_taken_away_is_not():
+    a, b = (200, 40, 222, 70), (140, 40, 180, 70)
+    before = _table_with([(a, (200, 60, 60)), (b, (40, 160, 40))])
+    after = _table_with([(a, (200, 60, 60))])  # b taken away
+    baseline = Observation("icebomb-arena", (_plan(a, "blue", 1, "upright"), _plan(b, "green", 2, "lying", "E")))
+    nothing_seen = Observation("icebomb-arena", ())
+    kept = keep_still_pieces_beside_the_board(nothing_seen, baseline, before, after)
+    assert [p.colour for p in kept.pieces] == [Colour("blue")]
+    # Under other light every pixel changed: the picture says nothing, and nothing is carried.
+    assert keep_still_pieces_beside_the_board(nothing_seen, baseline, before, cv2.convertScaleAbs(after, alpha=1.5)) == nothing_seen
+    with pytest.raises(ValueError):
+        keep_still_pieces_beside_the_board(nothing_seen, baseline, before, after[:100])
