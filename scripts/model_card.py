@@ -72,9 +72,9 @@ def main() -> None:
     parser.add_argument("--closeup-dataset", type=Path, help="close-up renders (--games close-up), reported apart")
     parser.add_argument("--referee-dataset", type=Path,
                         help="renders with the whole board in view (--referee-share 1), made only for testing")
-    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v5"))
+    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v6"))
     parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s9"))
-    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v5"))
+    parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v6"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--webcam-limit", type=int, default=100,
                         help="test images scored under each webcam effect (companion/webcam.py); 0: none")
@@ -210,9 +210,12 @@ Whole board in view, as a referee's camera is set up (a test set only, seed 21, 
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
 Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops} --seed 3`, then the same for
 `datasets/closeup` (`--seed 4`), `datasets/mix-s6` (`--seed 5`), `datasets/mix-s7` (`--seed 6`) and `datasets/mix-s8`
-(`--seed 7`) into the same folder (`datasets/colours-v3`); session 9 copied it to `{args.crops}` and added
-`scripts/make_colour_crops.py datasets/mix-s9 {args.crops} --seed 8 --cast 0.3` and the same for `datasets/mix-s8`
-(`--seed 9`): each training image cut again under a random colour cast (blue and red gains 0.7-1.3).
+(`--seed 7`) into the same folder (`datasets/colours-v3`); session 9 copied it to `datasets/colours-v5` and added
+`scripts/make_colour_crops.py datasets/mix-s9 datasets/colours-v5 --seed 8 --cast 0.3` and the same for `datasets/mix-s8`
+(`--seed 9`): each training image cut again under a random colour cast (blue and red gains 0.7-1.3). Session 10
+copied that to `{args.crops}` and added `scripts/make_colour_crops.py datasets/mix-s10 {args.crops} --seed 10 --cast 0.3
+--webcam 0.5` and, from `datasets/mix-s8` and `datasets/mix-s9` (`--webcam 0.5 --seed 18`/`19`, cut into a
+scratch folder), only the crops cut after a webcam effect (`...-webcam.jpg`, 15,710 in all).
 
 ## Training
 - Detector: session 1 trained 15 epochs on whole 640x480 frames, then one epoch on the board crops
@@ -229,7 +232,8 @@ Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops} --seed 3
   `python scripts/train_colour.py datasets/colours-v3 --model models/colours.pt --epochs 6 --name colours-v3` (validation top-1
   0.937 -> 0.953) and 4 more from the best; session 8 added the crops of `datasets/mix-s8` and continued with
   `python scripts/train_colour.py datasets/colours-v3 --model models/colours.pt --epochs 4 --name colours-v4`
-  (the best epoch by validation accuracy is kept); session 9 continued with the cast crops,
+  (the best epoch by validation accuracy is kept); session 9 continued with the cast crops for 3 epochs
+  (`datasets/colours-v5`, `--name colours-v5`), session 10 with the webcam crops,
   `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 3 --name {args.colour_run.name}`:
   {ctrain.get('epochs', '?')} epochs in {ctrain.get('seconds', '?')} s with the detector's training paused.
   (Run beside the detector's training, one epoch took 12 minutes instead of 40 s: two
