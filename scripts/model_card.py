@@ -73,7 +73,7 @@ def main() -> None:
     parser.add_argument("--referee-dataset", type=Path,
                         help="renders with the whole board in view (--referee-share 1), made only for testing")
     parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v6"))
-    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s9"))
+    parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s10"))
     parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v6"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--webcam-limit", type=int, default=100,
@@ -205,6 +205,12 @@ Session 9 added 1,298 more from all five games, with every face of the d6 shown 
 `scripts/synth dataset datasets/mix-s9 --count 1600 --seed 91 --size 1280x720 --scheme size-pose --referee-share 0.5`,
 `scripts/synth crops datasets/mix-s9 datasets/mix-s9-crops --size 480 --scheme size-pose --seed 10`
 (`datasets/train-s9.yaml`: the seven train folders).
+Session 10 added 1,259 more from all five games, `scripts/synth dataset datasets/mix-s10 --count 1600 --seed 101
+--size 1280x720 --scheme size-pose --referee-share 0.5`, `scripts/synth crops datasets/mix-s10 datasets/mix-s10-crops
+--size 480 --scheme size-pose --seed 11 --webcam-share 0.3`, and cut `datasets/mix-s7`, `mix-s8` and `mix-s9` again the
+same way (`--seed 17`, `18`, `19`, into `...-crops-w`) in place of their earlier crops: three tenths of those training
+crops are made worse first by one of `companion/webcam.py`'s effects at a random strength
+(`datasets/train-s10.yaml`: eight train folders).
 Whole board in view, as a referee's camera is set up (a test set only, seed 21, never trained on):
 `scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
@@ -225,7 +231,8 @@ scratch folder), only the crops cut after a webcam effect (`...-webcam.jpg`, 15,
   session 5 with `--data datasets/train-s5.yaml --hours 1.85`, session 6 with `--data datasets/train-s6.yaml --hours 2.0`,
   session 7 with `--data datasets/train-s7.yaml --hours 1.9` (paused for 13 of those minutes while the colour classifier trained),
   session 8 with `--data datasets/train-s8.yaml --hours 2.2 --lr0 0.0005 --warmup-epochs 0.5` (paused for 8 minutes),
-  session 9 with `--data datasets/train-s9.yaml --hours 1.75` (paused for 8 minutes while the colour classifier trained);
+  session 9 with `--data datasets/train-s9.yaml --hours 1.75` (paused for 8 minutes while the colour classifier trained),
+  session 10 with `--data datasets/train-s10.yaml --hours 1.8 --lr0 0.0002 --warmup-epochs 1` (paused for 10 minutes);
   the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; session 6 10 more on
   square crops (`datasets/colours-v2`); session 7 continued on the new crops with
