@@ -170,10 +170,10 @@ def keep_still_pieces_beside_the_board(observation: Observation, baseline: Obser
     baseline's frame read as the baseline read it, and such a piece the detector missed now put back.
 
     Beside the board there are no cells for `changed_cells` to watch, and a player taking one of
-    their revealed plan pieces away changes how the detector reads the piece left beside it
-    (Icebomb Arena's demo: a small upright read as a medium lying once its neighbour went). A piece
-    whose pixels did not change did not change; the baseline's reading, which the game accepted,
-    stands. Pieces whose picture changed, and everything on the board, are left as seen.
+    their revealed plan pieces away can change how the detector reads the piece left beside it (its
+    neighbour's box and shadow are gone). A piece whose pixels did not change did not change; the
+    baseline's reading, which the game accepted, stands. Pieces whose picture changed, and
+    everything on the board, are left as seen.
     """
     if before.shape != after.shape or before.ndim != 3:
         raise ValueError(f"frames to compare must be colour pictures of one shape, got {before.shape} and {after.shape}")
