@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from companion.vision.detection import box_iou
 from companion.vision.locate import BoardLocation
 from companion.vision.observation import Observation, SeenPiece
 
@@ -139,15 +140,6 @@ def _median_cell_area(location: BoardLocation) -> float:
     return float(np.median(areas)) if areas else float("inf")
 
 
-def _box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h
-    return float(w * h / union) if union > 0 else 0.0
-
-
 def _patch_still(before: np.ndarray, after: np.ndarray, box: tuple[float, ...], config: ChangeConfig,
                  max_changed: float) -> bool:
     """Whether the picture inside `box` (full-frame pixels) is the same in both frames."""
@@ -187,7 +179,7 @@ def keep_still_pieces_beside_the_board(observation: Observation, baseline: Obser
         if piece.zone is None or piece.cell is not None:
             kept.append(piece)
             continue
-        overlaps = [(_box_iou(piece.box, q.box), i) for i, q in enumerate(old) if i not in used and q.zone == piece.zone]
+        overlaps = [(box_iou(piece.box, q.box), i) for i, q in enumerate(old) if i not in used and q.zone == piece.zone]
         best = max(overlaps, default=(0.0, -1))
         if best[0] < min_overlap:
             kept.append(piece)
@@ -203,7 +195,7 @@ def keep_still_pieces_beside_the_board(observation: Observation, baseline: Obser
         else:
             kept.append(piece)
     for i, q in enumerate(old):
-        if i in used or any(_box_iou(q.box, p.box) > 0 for p in kept if p.zone is not None):
+        if i in used or any(box_iou(q.box, p.box) > 0 for p in kept if p.zone is not None):
             continue
         if _patch_still(before, after, q.box, config, max_changed):
             kept.append(q)
