@@ -101,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-size-check", dest="check_sizes", action="store_false",
                    help="keep the detector's sizes (by default each is checked against the scene's geometry "
                         "as the mapper does: companion/vision/sizing.py)")
+    p.add_argument("--no-colour-mirror", dest="colour_mirror", action="store_false",
+                   help="classify each crop's colour once, not also mirrored (companion/vision/colour.py)")
     from companion.webcam import EFFECTS
     p.add_argument("--webcam", choices=sorted(EFFECTS), metavar="EFFECT",
                    help="make every picture worse first, as a real camera or room would (companion/webcam.py): "
@@ -125,12 +127,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.map and args.split == "all":
         print("companion eval: --map needs one split (train, val or test), not all", file=sys.stderr)
         return 2
-    colour = ColourClassifier(args.colour_model) if args.colour_model.exists() else None
+    colour = ColourClassifier(args.colour_model, mirror=args.colour_mirror) if args.colour_model.exists() else None
     detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz,
                                        close_imgsz=args.close_imgsz or args.imgsz), colour)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
                       check_sizes=args.check_sizes, webcam=args.webcam)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
+    report["colour_mirror"] = bool(colour) and args.colour_mirror
     report["imgsz"], report["close_imgsz"] = args.imgsz, args.close_imgsz or args.imgsz
     if args.map:
         report["map"] = ultralytics_map(args.model, args.dataset, args.split, args.imgsz)

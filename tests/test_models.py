@@ -96,3 +96,33 @@ def test_the_close_look_runs_the_network_at_the_larger_input_size(detector, fram
     found = detector.closely(frames[0])
     assert sizes == [models.DETECTOR_IMGSZ, models.DETECTOR_CLOSE_IMGSZ]
     assert all(isinstance(d, Detection) for d in found)
+
+
+def test_the_colour_of_a_crop_is_read_as_it_is_and_mirrored_and_the_two_averaged():
+    from companion.pieces import Colour
+    from companion.vision.colour import CROP_SIZE, ColourClassifier
+
+    rng = np.random.default_rng(11)
+    # Crops whose two halves differ (a piece lit from one side): mirrored, the classifier sees
+    # another picture, so the mirrored reading must differ from the plain one somewhere.
+    crops = []
+    for k in range(8):
+        crop = np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        crop[:, : CROP_SIZE // 2] = rng.integers(0, 256, 3)
+        crop[:, CROP_SIZE // 2:] = rng.integers(0, 256, 3)
+        crops.append(crop)
+    plain = ColourClassifier(models.COLOUR_WEIGHTS, mirror=False)
+    both = ColourClassifier(models.COLOUR_WEIGHTS, mirror=True)
+
+    def probabilities(crop):
+        result = plain._model.predict([crop], imgsz=CROP_SIZE, device="cpu", verbose=False)[0]
+        return result.probs.data.cpu().numpy().astype(float)
+
+    read = both.classify(crops)
+    assert any(abs(p - q) > 1e-3 for (_, p), (_, q) in zip(plain.classify(crops), read)), \
+        "the mirrored look changed no reading: these crops cannot tell whether it is taken"
+    for crop, (colour, confidence) in zip(crops, read):
+        average = (probabilities(crop) + probabilities(np.ascontiguousarray(crop[:, ::-1]))) / 2
+        best = int(np.argmax(average))
+        assert colour == Colour.parse(plain._model.names[best])
+        assert confidence == pytest.approx(average[best], abs=1e-5)

@@ -46,9 +46,15 @@ def crop_for_colour(frame: np.ndarray, box: tuple[float, float, float, float]) -
 
 
 class ColourClassifier:
-    """Loads an ultralytics classification model once; call it with (frame, detection)."""
+    """Loads an ultralytics classification model once; call it with (frame, detection).
 
-    def __init__(self, weights: Path, threads: int = 2):
+    `mirror`: each crop is classified as it is and mirrored left to right, and the two answers'
+    probabilities averaged. A colour does not change in a mirror, and the two looks' errors differ
+    (session 11 on the 3,561 test crops of `datasets/colours-v7`: top-1 0.961 as is, 0.965 mirrored
+    and averaged; throwaway script), for twice the classifier's small cost.
+    """
+
+    def __init__(self, weights: Path, threads: int = 2, mirror: bool = True):
         path = Path(weights)
         if not path.exists():
             raise FileNotFoundError(f"colour model {path} does not exist")
@@ -58,21 +64,26 @@ class ColourClassifier:
         self._lock = threading.Lock()
         self._threads = threads
         self._threads_set = False
+        self._mirror = mirror
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[Colour, float]]:
         if not crops:
             return []
+        looks = list(crops) + ([np.ascontiguousarray(c[:, ::-1]) for c in crops] if self._mirror else [])
         with self._lock:
-            results = self._model.predict(crops, imgsz=CROP_SIZE, device="cpu", verbose=False)
+            results = self._model.predict(looks, imgsz=CROP_SIZE, device="cpu", verbose=False)
             if not self._threads_set:
                 import torch
 
                 torch.set_num_threads(self._threads)
                 self._threads_set = True
+        probabilities = np.array([r.probs.data.cpu().numpy() for r in results], dtype=np.float64)
+        if self._mirror:
+            probabilities = (probabilities[:len(crops)] + probabilities[len(crops):]) / 2
         out = []
-        for r in results:
-            top = int(r.probs.top1)
-            out.append((self._colours[top], float(r.probs.top1conf)))
+        for p in probabilities:
+            top = int(np.argmax(p))
+            out.append((self._colours[top], float(p[top])))
         return out
 
     def __call__(self, frame: np.ndarray, detection: Detection) -> tuple[Colour | None, float]:
