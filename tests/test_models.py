@@ -106,7 +106,7 @@ def test_the_colour_of_a_crop_is_read_as_it_is_and_mirrored_and_the_two_averaged
     # Crops whose two halves differ (a piece lit from one side): mirrored, the classifier sees
     # another picture, so the mirrored reading must differ from the plain one somewhere.
     crops = []
-    for k in range(8):
+    for _ in range(8):
         crop = np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)
         crop[:, : CROP_SIZE // 2] = rng.integers(0, 256, 3)
         crop[:, CROP_SIZE // 2:] = rng.integers(0, 256, 3)
