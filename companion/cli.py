@@ -103,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "as the mapper does: companion/vision/sizing.py)")
     p.add_argument("--no-colour-mirror", dest="colour_mirror", action="store_false",
                    help="classify each crop's colour once, not also mirrored (companion/vision/colour.py)")
+    p.add_argument("--single-look", dest="mirror_look", action="store_false",
+                   help="run the detector once per picture, not also on its mirror image (companion/vision/mirrored.py)")
+    p.add_argument("--confidence", type=float,
+                   help="keep detections scoring at least this (default: DetectorConfig's, "
+                        "companion/vision/detect.py; one look used 0.35 until session 11)")
     from companion.webcam import EFFECTS
     p.add_argument("--webcam", choices=sorted(EFFECTS), metavar="EFFECT",
                    help="make every picture worse first, as a real camera or room would (companion/webcam.py): "
@@ -120,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Runs the detector over a dataset split and prints what a referee cares about."""
+    from dataclasses import replace
+
     from companion.evaluation import evaluate, format_report, ultralytics_map
     from companion.vision.colour import ColourClassifier
     from companion.vision.detect import Detector, DetectorConfig
@@ -128,12 +135,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print("companion eval: --map needs one split (train, val or test), not all", file=sys.stderr)
         return 2
     colour = ColourClassifier(args.colour_model, mirror=args.colour_mirror) if args.colour_model.exists() else None
-    detector = Detector(DetectorConfig(weights=args.model, imgsz=args.imgsz,
-                                       close_imgsz=args.close_imgsz or args.imgsz), colour)
+    config = DetectorConfig(weights=args.model, imgsz=args.imgsz, close_imgsz=args.close_imgsz or args.imgsz,
+                            mirror_look=args.mirror_look)
+    if args.confidence is not None:
+        config = replace(config, confidence=args.confidence)
+    detector = Detector(config, colour)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
                       check_sizes=args.check_sizes, webcam=args.webcam)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     report["colour_mirror"] = bool(colour) and args.colour_mirror
+    report["mirror_look"], report["confidence"] = config.mirror_look, config.confidence
     report["imgsz"], report["close_imgsz"] = args.imgsz, args.close_imgsz or args.imgsz
     if args.map:
         report["map"] = ultralytics_map(args.model, args.dataset, args.split, args.imgsz)

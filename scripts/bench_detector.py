@@ -5,7 +5,8 @@
                                      [--images datasets/pieces-v1/images/test] [--frames 60] [--json OUT]
                                      [--imgsz 416 640]
 
-Each input size is timed: 416 is the detector's own, 640 its close look at small pieces.
+Each input size is timed: 416 is the detector's own, 640 its close look at small pieces; each
+with the two looks the companion takes (the frame and its mirror image, merged) and with one.
 
 Frames are the given images, or by default the bundled demo's 1280x720 frames.
 Times cover our whole Detector.detect() call (pre-processing, inference, NMS, conversion to
@@ -38,8 +39,8 @@ def frames_from(folder: Path | None, count: int) -> list:
     return [cv2.imread(str(p)) for p in paths]
 
 
-def time_detector(weights: Path, frames: list, imgsz: int) -> dict:
-    detector = Detector(DetectorConfig(weights=weights, imgsz=imgsz))
+def time_detector(weights: Path, frames: list, imgsz: int, mirror_look: bool) -> dict:
+    detector = Detector(DetectorConfig(weights=weights, imgsz=imgsz, mirror_look=mirror_look))
     for frame in frames[:5]:
         detector.detect(frame)
     times = []
@@ -47,7 +48,7 @@ def time_detector(weights: Path, frames: list, imgsz: int) -> dict:
         start = time.perf_counter()
         detector.detect(frame)
         times.append((time.perf_counter() - start) * 1000)
-    return {"weights": str(weights), "imgsz": imgsz, "frames": len(frames),
+    return {"weights": str(weights), "imgsz": imgsz, "looks": 2 if mirror_look else 1, "frames": len(frames),
             "median_ms": round(statistics.median(times), 2), "p90_ms": round(sorted(times)[int(len(times) * 0.9)], 2)}
 
 
@@ -61,9 +62,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     frames = frames_from(args.images, args.frames)
-    results = [time_detector(w, frames, size) for size in args.imgsz for w in (args.model, args.exported) if w.exists()]
+    results = [time_detector(w, frames, size, twice) for size in args.imgsz for w in (args.model, args.exported)
+               if w.exists() for twice in (True, False)]
     for r in results:
-        print(f"{r['weights']:40} imgsz {r['imgsz']}: median {r['median_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms "
+        print(f"{r['weights']:40} imgsz {r['imgsz']}, {r['looks']} look(s): median {r['median_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms "
               f"over {r['frames']} frames")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -98,6 +98,26 @@ def test_the_close_look_runs_the_network_at_the_larger_input_size(detector, fram
     assert all(isinstance(d, Detection) for d in found)
 
 
+def test_the_detector_looks_at_the_frame_and_its_mirror_image_and_merges_the_two(detector, frames, monkeypatch):
+    from dataclasses import replace
+
+    batches = []
+    predict = detector._model.predict
+    monkeypatch.setattr(detector._model, "predict", lambda pictures, **k: batches.append(pictures) or predict(pictures, **k))
+    frame = frames[1]
+    twice = detector.detect(frame)
+    [(plain, mirror)] = batches  # one batch of two pictures
+    assert np.array_equal(plain, frame) and np.array_equal(mirror, frame[:, ::-1])
+    once = replace(detector.config, mirror_look=False, confidence=0.35)
+    from companion.vision.detect import Detector
+
+    single = Detector(once, detector.colour_of).detect(frame)
+    # The pieces one look is sure of are found by the two as well, in the same place.
+    for d in [d for d in single if d.confidence > 0.6]:
+        assert any(box_iou(d.box, e.box) > 0.7 and e.kind == d.kind for e in twice), d
+    assert all(d.confidence >= detector.config.confidence for d in twice)
+
+
 def test_the_colour_of_a_crop_is_read_as_it_is_and_mirrored_and_the_two_averaged():
     from companion.pieces import Colour
     from companion.vision.colour import CROP_SIZE, ColourClassifier
