@@ -411,6 +411,38 @@ def _check_exposure(gray: np.ndarray, config: LocateConfig) -> None:
         raise BoardNotFound("low-contrast", f"brightness varies by only {std[0][0]:.1f}; nothing to see")
 
 
+def _contrast_projection(image: np.ndarray, min_contrast: float) -> np.ndarray | None:
+    """For a colour picture whose grey levels barely vary (a blue board on brown wood: the grey
+    level of the two nearly matches), the weights of the B, G, R mix that varies most across it
+    (the first principal component of its colours), scaled so that the middle 98 % of the picture
+    spans 0-255, with the offset as a fourth value.
+
+    None when even that mix varies by less than `min_contrast`, its weights' magnitudes summing to
+    one as the grey level's do: a picture that is flat in colour too is not stretched into cues."""
+    if image.ndim != 3:
+        return None
+    step = max(1, int(np.sqrt(image.shape[0] * image.shape[1] / 40_000)))
+    colours = image[::step, ::step].reshape(-1, 3).astype(np.float32)
+    _, eigenvectors = np.linalg.eigh(np.cov(colours, rowvar=False))
+    weights = eigenvectors[:, -1] / np.abs(eigenvectors[:, -1]).sum()
+    mixed = colours @ weights
+    if mixed.std() < min_contrast:
+        return None
+    # Light stays light (a chessboard's a1 is dark): the mix rises with the grey level, faint as it is.
+    if np.cov(mixed, colours @ np.float32([0.114, 0.587, 0.299]))[0, 1] < 0:
+        weights, mixed = -weights, -mixed
+    low, high = np.percentile(mixed, (1, 99))
+    if high - low < 1e-3:
+        return None
+    return np.append(weights * (255 / (high - low)), -low * 255 / (high - low)).astype(np.float32)
+
+
+def _projected(image: np.ndarray, projection: np.ndarray) -> np.ndarray:
+    """The picture as one channel through `_contrast_projection`'s weights and offset."""
+    mixed = cv2.transform(image.astype(np.float32), projection.reshape(1, 4))
+    return np.clip(mixed, 0, 255).astype(np.uint8)
+
+
 def xcorner_cues(gray: np.ndarray, config: LocateConfig) -> tuple[np.ndarray, np.ndarray]:
     """Candidate X-corners (saddle points where four squares meet) and their strength."""
     g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), config.xcorner_sigma)
@@ -1890,13 +1922,22 @@ class Locator:
         image = frame if prepared else self.prepare(frame)
         cfg = self.config
         full_gray = _gray(image)
-        # A bare table may be plain; only the marker needs contrast, and its detector says so.
-        _check_exposure(full_gray, cfg if self.spec.kind != "table" else replace(cfg, min_contrast=0.0))
+        projection = None
+        try:
+            # A bare table may be plain; only the marker needs contrast, and its detector says so.
+            _check_exposure(full_gray, cfg if self.spec.kind != "table" else replace(cfg, min_contrast=0.0))
+        except BoardNotFound as exc:
+            # Grey levels alike, colours apart: look at the colour mix that differs most instead.
+            projection = _contrast_projection(image, cfg.min_contrast) if exc.reason == "low-contrast" else None
+            if projection is None:
+                raise
+            full_gray = _projected(image, projection)
+            _check_exposure(full_gray, replace(cfg, min_brightness=0.0))
         hh, ww = full_gray.shape
         scale = min(1.0, cfg.work_width / ww)
         small = cv2.resize(image, (round(ww * scale), round(hh * scale)), interpolation=cv2.INTER_AREA) \
             if scale < 1 else image
-        gray = _gray(small)
+        gray = _gray(small) if projection is None else _projected(small, projection)
         kind = self.spec.kind
         if kind == "chess":
             found = _locate_chess(gray, full_gray, scale, self.spec, cfg)

@@ -352,6 +352,24 @@ def test_too_dark_frame_is_refused_with_the_reason():
     assert "brightness" in str(err.value)
 
 
+def test_a_board_whose_colours_differ_but_grey_levels_match_is_found_through_its_colours():
+    spec = SPECS["chess"]
+    frame, h_true = make_scene(spec, 8, pieces=0.0, hands=0)
+    g = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    # Blue where the drawing was light, red where dark, the grey level rising only from 60 to 68.
+    blue, red = g * 0.8, (60.0 + g / 32 - 0.114 * g * 0.8) / 0.299
+    recoloured = np.dstack([blue, np.zeros_like(g), red]).clip(0, 255).astype(np.uint8)
+    assert cv2.meanStdDev(cv2.cvtColor(recoloured, cv2.COLOR_BGR2GRAY))[1][0][0] < 5  # too little to see in grey
+    a1 = tuple(_apply(h_true, spec.playing_corners[:1])[0])
+    loc = Locator(spec).locate(recoloured, a1_near=a1)
+    assert evaluate(loc, spec, h_true)[1]
+    assert np.allclose(loc.corners, Locator(spec).locate(frame, a1_near=a1).corners, atol=1.0)  # as in grey
+    # Without colour either, nothing to see: still refused, with the reason.
+    with pytest.raises(BoardNotFound) as err:
+        locate(cv2.cvtColor(cv2.cvtColor(recoloured, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR), spec)
+    assert err.value.reason == "low-contrast"
+
+
 @pytest.mark.parametrize("name", ["chess", "coasters"])
 def test_board_cut_by_the_frame_edge_is_reported(name):
     spec = SPECS[name]
@@ -536,10 +554,11 @@ def _rendered(game: str, seed: int, framing: str = "free"):
 # 5040 and 5051 (the corner lattice grown on every other corner, turned 45 degrees, so no cells
 # alternated) before that lattice was read as the board's own; icebomb-arena 5052 and 5059 (a
 # pyramid's corner on the table one or two rows beyond the board, taken into the lattice) before a
-# lone corner beyond a full row was left out.
+# lone corner beyond a full row was left out; ice-arena 5020 (a blue board on brown wood, both of
+# nearly one grey level: refused as low-contrast) before the board was sought in its colours.
 RENDERED_SEEDS = {"icebomb-arena": (5001, 5021, 5033, 5090), "space-arena": (5009, 5028, 5038),
                   "zamboni-wars": (5001, 5003, 5009), "ice-arena": (5000, 5003, 5004)}
-REFEREE_SEEDS = {"icebomb-arena": (5040, 5051, 5052, 5059), "ice-arena": (5006, 5012, 5016, 6003, 6006, 5046), "zamboni-wars": (5014, 5016, 5027, 7021)}
+REFEREE_SEEDS = {"icebomb-arena": (5040, 5051, 5052, 5059), "ice-arena": (5006, 5012, 5016, 6003, 6006, 5046, 5020), "zamboni-wars": (5014, 5016, 5027, 7021)}
 
 
 @pytest.mark.parametrize("game, seed, framing", [(g, s, "free") for g, seeds in RENDERED_SEEDS.items() for s in seeds]
