@@ -20,7 +20,7 @@ import numpy as np
 from companion.models import DETECTOR_CLOSE_IMGSZ, DETECTOR_IMGSZ
 from companion.pieces import Colour, Pose, Size
 from companion.vision.classes import PYRAMID, TOKENS
-from companion.vision.colour import ColourClassifier, crop_for_colour
+from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier, crop_for_colour
 from companion.vision.detection import Detection, without_duplicates
 from companion.vision.mirrored import merge_looks, mirrored
 from companion.vision.yolo_env import import_ultralytics
@@ -174,7 +174,7 @@ class Detector:
         out = list(detections)
         need = [k for k, d in enumerate(out) if d.kind == PYRAMID and d.colour is None]
         if need and self.colour_of is not None:
-            found = self.colour_of.classify([crop_for_colour(frame, out[k].box) for k in need])
+            found = self.colour_of.classify([crop_for_colour(frame, out[k].box, DETECTION_CROP_MARGIN) for k in need])
             for k, (colour, score) in zip(need, found):
                 out[k] = replace(out[k], colour=colour, colour_confidence=score)
         return out

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from companion.vision.colour import CROP_SIZE, crop_for_colour
+from companion.vision.colour import CROP_SIZE, DETECTION_CROP_MARGIN, crop_for_colour
 
 BLUE, RED, GREEN = (200, 60, 30), (30, 30, 210), (40, 180, 40)  # BGR
 
@@ -26,6 +26,14 @@ def test_a_band_of_a_piece_in_a_tower_fills_most_of_its_crop():
     assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
     assert share_of(crop, RED) > 0.6  # a square crop as wide as the band: 0.15
     assert share_of(crop, BLUE) + share_of(crop, GREEN) < 0.25
+
+
+def test_a_detected_pieces_crop_is_taken_inside_its_box_leaving_the_neighbours_out():
+    frame, box = tower()
+    training = crop_for_colour(frame, box)  # the true box and a tenth round it, as the training crops
+    detected = crop_for_colour(frame, box, DETECTION_CROP_MARGIN)
+    assert share_of(training, BLUE) + share_of(training, GREEN) > 0.1
+    assert share_of(detected, RED) > 0.95 and share_of(detected, BLUE) + share_of(detected, GREEN) == 0.0
 
 
 def test_a_box_past_the_frame_edge_is_padded_not_an_error():
