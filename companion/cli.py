@@ -135,10 +135,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print("companion eval: --map needs one split (train, val or test), not all", file=sys.stderr)
         return 2
     colour = ColourClassifier(args.colour_model, mirror=args.colour_mirror) if args.colour_model.exists() else None
-    config = DetectorConfig(weights=args.model, imgsz=args.imgsz, close_imgsz=args.close_imgsz or args.imgsz,
-                            mirror_look=args.mirror_look)
-    if args.confidence is not None:
-        config = replace(config, confidence=args.confidence)
+    try:
+        config = DetectorConfig(weights=args.model, imgsz=args.imgsz, close_imgsz=args.close_imgsz or args.imgsz,
+                                mirror_look=args.mirror_look)
+        if args.confidence is not None:
+            config = replace(config, confidence=args.confidence)
+    except ValueError as exc:
+        print(f"companion eval: {exc}", file=sys.stderr)
+        return 2
     detector = Detector(config, colour)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
                       check_sizes=args.check_sizes, webcam=args.webcam)

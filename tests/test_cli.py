@@ -58,3 +58,9 @@ def test_demo_uses_the_webcam_when_one_is_attached_and_the_bundled_demo_otherwis
     monkeypatch.setattr(commands, "camera_attached", lambda: True)
     assert main(["demo", "--duration", "0"]) == 0
     assert chosen == ["demo", "webcam:0"]
+
+
+def test_eval_with_an_impossible_confidence_is_a_clear_error(tmp_path, capsys):
+    assert main(["eval", str(tmp_path), "--confidence", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion eval:") and "confidence" in err

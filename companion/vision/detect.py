@@ -67,6 +67,13 @@ class DetectorConfig:
     max_detections: int = 200
     threads: int = 2
 
+    def __post_init__(self) -> None:
+        for name in ("confidence", "look_confidence", "mirror_lone_weight"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"DetectorConfig.{name} must be in [0, 1], got {getattr(self, name)}")
+        if not 0.0 < self.mirror_pair_iou < 1.0:
+            raise ValueError(f"DetectorConfig.mirror_pair_iou must be in (0, 1), got {self.mirror_pair_iou}")
+
 
 def parse_class_name(name: str) -> tuple[str, Colour | None, Size | None, Pose | None]:
     """Reads a class name of any scheme ('red-L-upright', 'L-lying', 'red-L', 'pawn') into its fields."""

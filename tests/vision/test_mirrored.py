@@ -64,3 +64,14 @@ def test_the_class_with_more_confidence_behind_it_wins_and_keypoints_average_by_
 def test_bad_merge_settings_are_refused():
     with pytest.raises(ValueError, match="pair_iou"):
         merge_looks([], [], pair_iou=1.5, lone_weight=0.5, min_confidence=0.3)
+
+
+def test_a_detector_config_with_impossible_merge_settings_is_refused_when_made():
+    from pathlib import Path
+
+    from companion.vision.detect import DetectorConfig
+
+    with pytest.raises(ValueError, match="mirror_pair_iou"):
+        DetectorConfig(weights=Path("any.pt"), mirror_pair_iou=0.0)
+    with pytest.raises(ValueError, match="confidence"):
+        DetectorConfig(weights=Path("any.pt"), confidence=1.5)
