@@ -25,7 +25,7 @@ from pathlib import Path
 
 from companion import models
 from companion.evaluation import evaluate, format_report, ultralytics_map
-from companion.vision.colour import ColourClassifier
+from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier
 from companion.vision.detect import Detector, DetectorConfig
 from companion.webcam import EFFECTS
 
@@ -72,7 +72,10 @@ def main() -> None:
     parser.add_argument("--closeup-dataset", type=Path, help="close-up renders (--games close-up), reported apart")
     parser.add_argument("--referee-dataset", type=Path,
                         help="renders with the whole board in view (--referee-share 1), made only for testing")
-    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v6"))
+    parser.add_argument("--crops", type=Path, default=Path("datasets/colours-v6"), help="the colour classifier's crops")
+    parser.add_argument("--colour-test-crops", type=Path,
+                        help="a folder whose test/ split measures the classifier (default: --crops; the same "
+                             "test crops are cut again by make_colour_crops.py from the pieces-hd and closeup seeds)")
     parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s10"))
     parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v6"))
     parser.add_argument("--limit", type=int)
@@ -90,7 +93,8 @@ def main() -> None:
     closeup = evaluate(detector, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
     referee = evaluate(detector, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
     webcam = webcam_figures(detector, args.dataset, args.webcam_limit) if args.webcam_limit else None
-    colours = colour_accuracy(models.COLOUR_WEIGHTS, args.crops) if colour and args.crops.exists() else None
+    test_crops = args.colour_test_crops or args.crops
+    colours = colour_accuracy(models.COLOUR_WEIGHTS, test_crops) if colour and test_crops.exists() else None
     bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
                             str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
                            capture_output=True, text=True, check=True).stdout
@@ -102,6 +106,11 @@ def main() -> None:
              "colour_classifier": colours, "latency": latency,
              "training": training_facts(args.run) if (args.run / "results.csv").exists() else None,
              "colour_training": training_facts(args.colour_run) if (args.colour_run / "results.csv").exists() else None}
+    # A run folder is not kept between sessions; for the same weights the last card's facts still hold.
+    earlier = json.loads(args.json.read_text()) if args.json.exists() else {}
+    for key in ("training", "colour_training"):
+        if facts[key] is None and earlier.get(key):
+            facts[key] = {**earlier[key], "from_card_of": earlier.get("commit")}
     args.json.write_text(json.dumps(facts, indent=2) + "\n")
     args.out.write_text(render(facts, args))
     print(format_report(report))
@@ -127,11 +136,13 @@ webcam in a real room can do worse; each effect of `companion/webcam.py` is appl
 def render(facts: dict, args: argparse.Namespace) -> str:
     d = facts["detector"]
     a = d["all"]
-    lat = "\n".join(f"| `{r['weights']}` | {r['imgsz']} | {r['median_ms']} | {r['p90_ms']} |" for r in facts["latency"])
+    lat = "\n".join(f"| `{r['weights']}` | {r['imgsz']} | {r.get('looks', 1)} | {r['median_ms']} | {r['p90_ms']} |"
+                    for r in facts["latency"])
     train = facts["training"] or {}
     ctrain = facts["colour_training"] or {}
     closeup_arg = f" --closeup-dataset {args.closeup_dataset}" if args.closeup_dataset else ""
     closeup_arg += f" --referee-dataset {args.referee_dataset}" if args.referee_dataset else ""
+    closeup_arg += f" --colour-test-crops {args.colour_test_crops}" if args.colour_test_crops else ""
     met = (a["recall_colour_and_size"] >= 0.99 and a["precision_colour_and_size"] >= 0.99
            and (a["direction_snapped_accuracy"] or 0) >= 0.995)
     goal_verdict = "**met**" if met else "**not met** by this model"
@@ -169,9 +180,15 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   does (`companion/vision/sizing.py`: the box each size would make through the camera the board's
   homography gives, compared with the detected box); the figures below include that check, and the
   detector's own sizes are reported beside them.
+  Since session 12 it looks at each picture twice, as it is and mirrored left to right (one batch of
+  two), and merges the two looks: boxes overlapping by more than {DetectorConfig.mirror_pair_iou} are one object scoring the mean of
+  the two confidences, a piece seen in one look only keeps {DetectorConfig.mirror_lone_weight} of its score, and what scores at least
+  {DetectorConfig.confidence} is kept (`companion/vision/mirrored.py`; `companion eval --single-look --confidence 0.35` for one look).
 - `colours.pt`: YOLO11n-cls trained from scratch on 64x64 crops of pyramids (since session 7 the box with
   a tenth around it, each axis scaled on its own, so a band of a piece in a tower fills the crop); the ten
-  standard colours.
+  standard colours. Each crop is classified as it is and mirrored, the probabilities averaged (since
+  session 11), and a detected piece's crop is taken a little inside its box ({DETECTION_CROP_MARGIN} of it on each
+  side; since session 12: the neighbours in a tower and the table round a piece stay out).
 - Why two stages, how to train and continue: `docs/training.md`.
 
 ## Data
@@ -282,8 +299,8 @@ for longer training (`--model models/pieces.pt`). A hidden set of real photograp
 too; nothing here has been measured on real photos (the close-up views are the nearest stand-in).
 
 ## Latency (this machine, 2 cores, `scripts/bench_detector.py`)
-| weights | imgsz | median ms/frame | p90 ms |
-|---|---|---|---|
+| weights | imgsz | looks | median ms/frame | p90 ms |
+|---|---|---|---|---|
 {lat}
 """
 
