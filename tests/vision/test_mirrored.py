@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from companion.pieces import Pose, Size
 from companion.vision.detection import Detection
 from companion.vision.mirrored import merge_looks, mirrored
 
 
 def piece(box, confidence, class_name="M-upright", apex=None, contact=None, visibility=(0.9, 0.9)):
     size, pose = class_name.split("-")
-    from companion.pieces import Pose, Size
-
     return Detection(kind="pyramid", box=box, confidence=confidence, class_name=class_name,
                      size=Size.parse(size), pose=Pose(pose), apex=apex, contact=contact,
                      keypoint_confidence=visibility)
