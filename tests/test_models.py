@@ -101,6 +101,8 @@ def test_the_close_look_runs_the_network_at_the_larger_input_size(detector, fram
 def test_the_detector_looks_at_the_frame_and_its_mirror_image_and_merges_the_two(detector, frames, monkeypatch):
     from dataclasses import replace
 
+    from companion.vision.detect import Detector
+
     batches = []
     predict = detector._model.predict
     monkeypatch.setattr(detector._model, "predict", lambda pictures, **k: batches.append(pictures) or predict(pictures, **k))
@@ -109,8 +111,6 @@ def test_the_detector_looks_at_the_frame_and_its_mirror_image_and_merges_the_two
     [(plain, mirror)] = batches  # one batch of two pictures
     assert np.array_equal(plain, frame) and np.array_equal(mirror, frame[:, ::-1])
     once = replace(detector.config, mirror_look=False, confidence=0.35)
-    from companion.vision.detect import Detector
-
     single = Detector(once, detector.colour_of).detect(frame)
     # The pieces one look is sure of are found by the two as well, in the same place.
     for d in [d for d in single if d.confidence > 0.6]:
