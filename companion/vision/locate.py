@@ -123,8 +123,14 @@ class LocateConfig:
     """...and must cover at least this share of the picture."""
     hex_outline_max_margin: float = 1.35
     """The widest margin tried between the outline and the cells, as a factor on the cells' own outline."""
-    hex_outline_min_score: float = 0.15
-    """The least (share of cell-side points on lines) - (share of cell-middle points on lines) to accept."""
+    hex_outline_min_score: float = 0.05
+    """The least (share of cell-side points on lines) - (share of cell-middle points on lines) to accept.
+    Hairlines on white paper score little (Ice Arena render 5020 of the referee framing: 0.067 at
+    the right margin), so the outline's own shape guards against other six-cornered regions."""
+    hex_outline_max_residual: float = 0.02
+    """An outline must be a regular hexagon seen in perspective: the board's outline, mapped by the
+    homography fitted to its six corners, lands within this share of its size of them (board
+    outlines in the referee renders: 0.1 %; a six-cornered patch of table light: 17 %)."""
     hex_min_line_strength: float = 2.0
     hex_max_seeds: int = 16
     """Hex cues are cleaner than X-corners (whole cells), so fewer seeds are tried."""
@@ -1186,10 +1192,13 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
     outline_mm = spec.outline()
     best = None
     for hexagon in hexagons:
+        size = math.sqrt(max(cv2.contourArea(hexagon.astype(np.float32)), 1.0))
         for ordered in (hexagon, hexagon[::-1]):
             h0 = _fit_h(outline_mm, ordered)
             if h0 is None or _jacobian_det(h0, np.zeros(2)) > 0:
                 continue  # the camera sees the board from above: the mirror order is not a view
+            if np.abs(_apply_h(h0, outline_mm) - ordered).max() > config.hex_outline_max_residual * size:
+                continue  # not a regular hexagon in perspective: not the board's outline
             for on_line in line_masks:
                 for grow in np.arange(1.0, config.hex_outline_max_margin, 0.005):
                     h = _fit_h(outline_mm * grow, ordered)

@@ -555,10 +555,13 @@ def _rendered(game: str, seed: int, framing: str = "free"):
 # alternated) before that lattice was read as the board's own; icebomb-arena 5052 and 5059 (a
 # pyramid's corner on the table one or two rows beyond the board, taken into the lattice) before a
 # lone corner beyond a full row was left out; ice-arena 5020 (a blue board on brown wood, both of
-# nearly one grey level: refused as low-contrast) before the board was sought in its colours.
+# nearly one grey level: refused as low-contrast) before the board was sought in its colours;
+# ice-arena 5053 (hairlines on white paper on a dark cloth: its outline's cells scored 0.067 on
+# the picture's lines, under the 0.15 then asked) before an outline had to be a regular hexagon
+# and could then be taken on less.
 RENDERED_SEEDS = {"icebomb-arena": (5001, 5021, 5033, 5090), "space-arena": (5009, 5028, 5038),
                   "zamboni-wars": (5001, 5003, 5009), "ice-arena": (5000, 5003, 5004)}
-REFEREE_SEEDS = {"icebomb-arena": (5040, 5051, 5052, 5059), "ice-arena": (5006, 5012, 5016, 6003, 6006, 5046, 5020), "zamboni-wars": (5014, 5016, 5027, 7021)}
+REFEREE_SEEDS = {"icebomb-arena": (5040, 5051, 5052, 5059), "ice-arena": (5006, 5012, 5016, 6003, 6006, 5046, 5020, 5053), "zamboni-wars": (5014, 5016, 5027, 7021)}
 
 
 @pytest.mark.parametrize("game, seed, framing", [(g, s, "free") for g, seeds in RENDERED_SEEDS.items() for s in seeds]
@@ -599,3 +602,14 @@ def test_a_hex_board_whose_lines_close_no_cell_is_placed_by_its_outline():
     blank = np.full_like(frame, 128)
     with pytest.raises(BoardNotFound):
         Locator(spec).locate(blank)
+
+
+def test_a_six_cornered_region_that_is_no_hexagon_in_perspective_is_not_taken_for_the_board():
+    # White paper on a cream table, its hairlines too faint for a lattice: the one six-cornered
+    # region found is a patch of the table's light, whose corners no view of the board's outline
+    # explains (17 % of its size off). Taken on its line score alone it put the board on wrong cells.
+    frame, truth = _rendered("ice-arena", 5097, "referee")
+    spec = board_spec_from_truth(truth)
+    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+    with pytest.raises(BoardNotFound):
+        Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
