@@ -8,6 +8,7 @@ name keeps crops of several datasets cut into one folder apart). Pieces less tha
 half visible are skipped; the dataset's own split is kept, so test crops come from test images.
 
     python scripts/make_colour_crops.py datasets/pieces-v1 datasets/colours-v1 [--jitter 0.12] [--cast 0.3] [--webcam 0.5]
+                                        [--margin -0.02]
 
 With `--cast C` each training image is cut a second time under a colour cast (blue and red gains
 each drawn from 1 +- C, the exposure from 0.75-1.1), as a lamp or a camera's white balance would
@@ -27,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.colour import crop_for_colour
+from companion.vision.colour import CROP_MARGIN, DETECTION_CROP_MARGIN, crop_for_colour
 from companion.webcam import random_effect
 
 
@@ -42,6 +43,9 @@ def main() -> None:
                         help="also cut each training image under a random colour cast of this strength")
     parser.add_argument("--webcam", type=float, default=0.0,
                         help="share of training images also cut after a random webcam effect (companion/webcam.py)")
+    parser.add_argument("--margin", type=float, default=CROP_MARGIN,
+                        help="share of the box added round it (negative: inside it); the detector's crops use "
+                             f"{DETECTION_CROP_MARGIN}")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     if not 0.0 <= args.webcam <= 1.0:
@@ -74,7 +78,7 @@ def main() -> None:
             folder = args.out / split / obj["colour"]
             folder.mkdir(parents=True, exist_ok=True)
             for suffix, look in looks:
-                cv2.imwrite(str(folder / f"{args.dataset.name}-{truth_path.stem}-{obj['id']}{suffix}.jpg"), crop_for_colour(look, box))
+                cv2.imwrite(str(folder / f"{args.dataset.name}-{truth_path.stem}-{obj['id']}{suffix}.jpg"), crop_for_colour(look, box, args.margin))
                 counts[f"{split}/{obj['colour']}"] = counts.get(f"{split}/{obj['colour']}", 0) + 1
     print(json.dumps(dict(sorted(counts.items()))))
 
