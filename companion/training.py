@@ -26,6 +26,10 @@ class TrainConfig:
     name: str = "pieces"
     project: Path = Path("runs/detector")
     threads: int = 2
+    # "cpu", or a CUDA device ("0") on the lent GPU machine (scripts/device-train); the CPU loads
+    # batches in the training process itself, a GPU needs loader processes to keep it busy.
+    device: str = "cpu"
+    workers: int = 0
     resume: bool = False
     patience: int = 50
     seed: int = 0
@@ -62,7 +66,9 @@ def train(config: TrainConfig) -> Path:
         model.train(resume=True)
     else:
         model.train(data=str(config.data), imgsz=config.imgsz, epochs=config.epochs, batch=config.batch,
-                    device="cpu", workers=0, plots=False, amp=False, project=str(config.project.resolve()),
+                    device=config.device, workers=config.workers, plots=False,
+                    # No mixed precision: its check downloads a model (and a nano model gains little).
+                    amp=False, project=str(config.project.resolve()),
                     name=config.name, exist_ok=True, patience=config.patience, seed=config.seed,
                     deterministic=False, verbose=True, **({"time": config.hours} if config.hours else {}),
                     **_schedule(config), **config.augment)

@@ -29,12 +29,15 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--name", default="pieces")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help='"cpu", or a CUDA device such as "0" (scripts/device-train)')
+    parser.add_argument("--workers", type=int, default=0, help="batch-loading processes (0: in this one, as on the CPU)")
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--lr0", type=float, help="AdamW at this learning rate (default: ultralytics' automatic choice)")
     parser.add_argument("--warmup-epochs", type=float, help="default: ultralytics' 3; less when continuing from trained weights")
     args = parser.parse_args()
     config = TrainConfig(data=args.data, model=args.model, imgsz=args.imgsz, epochs=args.epochs, hours=args.hours, batch=args.batch,
-                         name=args.name, threads=args.threads, resume=args.resume,
+                         name=args.name, threads=args.threads, device=args.device, workers=args.workers,
+                         resume=args.resume,
                          lr0=args.lr0, warmup_epochs=args.warmup_epochs)
     print(json.dumps(describe(config)))
     start = time.time()
