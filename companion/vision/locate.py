@@ -125,12 +125,12 @@ class LocateConfig:
     """The widest margin tried between the outline and the cells, as a factor on the cells' own outline."""
     hex_outline_min_score: float = 0.05
     """The least (share of cell-side points on lines) - (share of cell-middle points on lines) to accept.
-    Hairlines on white paper score little (Ice Arena render 5020 of the referee framing: 0.067 at
+    Hairlines on white paper score little (Ice Arena render 5053 of the referee framing: 0.067 at
     the right margin), so the outline's own shape guards against other six-cornered regions."""
     hex_outline_max_residual: float = 0.02
     """An outline must be a regular hexagon seen in perspective: the board's outline, mapped by the
-    homography fitted to its six corners, lands within this share of its size of them (board
-    outlines in the referee renders: 0.1 %; a six-cornered patch of table light: 17 %)."""
+    homography fitted to its six corners, lands within this share of its size of them (the board's
+    outline in Ice Arena render 5053: 0.1 %; a six-cornered patch of table light in 5097: 17 %)."""
     hex_min_line_strength: float = 2.0
     hex_max_seeds: int = 16
     """Hex cues are cleaner than X-corners (whole cells), so fewer seeds are tried."""
