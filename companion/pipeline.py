@@ -692,6 +692,7 @@ class CameraFeed:
                 session.add_verdict(kind, seen, verdict.text, fixes, source="camera", observation=record,
                                     supersede=True)
                 self.stats.counts["verdicts"] += 1
+                self.stats.counts[f"verdicts_{kind}"] += 1
                 return
             except IllegalActionError:
                 if attempt:

@@ -122,7 +122,9 @@ def throughput(frames, prefix, detect, config, demo_record=None) -> dict:
                  "camera_moves_off_record": len(moves) - sum(1 for i in log[:agree] if i.source == "camera"),
                  "record_moves": len(played)}
     return {"frames": len(frames), "seconds": round(elapsed, 3), "frames_per_s": round(len(frames) / elapsed, 1),
-            "moves_recognised": len(moves), "verdicts": feed.stats.counts.get("verdicts", 0), **right,
+            "moves_recognised": len(moves), "verdicts": feed.stats.counts.get("verdicts", 0),
+            "verdicts_illegal": feed.stats.counts.get("verdicts_illegal", 0),
+            "verdicts_misread": feed.stats.counts.get("verdicts_misread", 0), **right,
             **feed.stats.summary()}
 
 
@@ -252,7 +254,8 @@ def main() -> int:
     t = result["throughput"]
     print(f"{kind} {result['size']}, detector: {detector_name}; load average {result['load_average']}")
     print(f"end to end: {t['frames_per_s']} frames/s over {t['frames']} frames "
-          f"({t['moves_recognised']} moves recognised, {t['verdicts']} verdicts)")
+          f"({t['moves_recognised']} moves recognised, {t['verdicts']} verdicts: {t['verdicts_illegal']} illegal, "
+          f"{t['verdicts_misread']} misread)")
     if "record_moves_in_order" in t:
         print(f"the record's moves read right, in order from the start: {t['record_moves_in_order']} by the camera "
               f"(of {t['record_moves']} in the record, secret bids entered from it); "

@@ -217,6 +217,7 @@ def test_a_pawn_before_the_bombs_are_placed_is_a_verdict_and_the_game_does_not_c
     assert len(snapshot.actions) == 4  # only the bids
     (verdict,) = snapshot.verdicts
     assert verdict.kind == "illegal" and verdict.source == "camera"
+    assert feed.stats.counts["verdicts_illegal"] == 1 and feed.stats.counts["verdicts_misread"] == 0
     assert "+[pawn @e4]" in verdict.seen
     assert verdict.reason.startswith("illegal or misread") and "seen pawn @e4" in verdict.reason
     assert verdict.observation["expected"] == [], "no bead or pawn is expected before the bombs"

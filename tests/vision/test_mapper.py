@@ -156,6 +156,19 @@ def test_missing_keypoints_and_colour_are_unsure():
     assert piece.direction is None
 
 
+def test_a_pyramid_found_with_little_confidence_is_marked_unsure():
+    loc = _location()
+    cell = loc.spec.cell_mm
+    f0, r0, _, _ = loc.spec.area_box
+    x, y = loc.board_to_image(np.array([[(f0 + 0.5) * cell, (r0 + 0.5) * cell]]))[0]
+    d = Detection("pyramid", (x - 8, y - 30, x + 8, y), 0.9, "M-upright", colour=Colour.RED, size=Size.MEDIUM,
+                  pose=Pose.UPRIGHT, apex=(x, y - 30), contact=(x, y - 2))
+    mapper = Mapper("icebomb-arena", MapperConfig(check_sizes=False))
+    [sure], [doubtful] = mapper.map([d], loc).pieces, mapper.map([replace(d, confidence=0.4)], loc).pieces
+    assert sure.cell == doubtful.cell == "a1" and not sure.unsure
+    assert doubtful.unsure == ("found with low confidence (0.40)",)
+
+
 def test_low_confidence_detections_are_dropped():
     loc = _location()
     d = Detection("bead", (10, 10, 30, 40), 0.1, "bead")
