@@ -51,9 +51,10 @@ class DetectorConfig:
     # Look twice, at the frame and at its mirror image, and merge (companion/vision/mirrored.py).
     # `companion eval datasets/pieces-hd --split val`, session 10's model, one look at 0.35 vs two
     # at 0.3: recall with colour and size right 0.848 -> 0.861, precision 0.876 -> 0.886
-    # (docs/pipeline.md). Costs a second inference (one batch of two). Pairs overlap by more than `mirror_pair_iou` (0.55 merged neighbours in stacks;
-    # 0.8 left pairs apart); a piece seen in one look only counts for `mirror_lone_weight` of its
-    # score; each look keeps what scores at least `look_confidence`, so a pair of 0.25 and 0.4 counts.
+    # (docs/pipeline.md). Costs a second inference (one batch of two). Pairs overlap by more than
+    # `mirror_pair_iou` (0.55 merged neighbours in stacks; 0.8 left pairs apart); a piece seen in one
+    # look only counts for `mirror_lone_weight` of its score; each look keeps what scores at least
+    # `look_confidence`, so a pair of 0.25 and 0.4 counts.
     mirror_look: bool = True
     mirror_pair_iou: float = 0.65
     mirror_lone_weight: float = 0.5
