@@ -25,7 +25,8 @@ def cmd_dataset(args) -> int:
     kwargs = {"games": games} if games else {}
     summary = write_dataset(args.out, args.count, seed=args.seed, width=args.size[0], height=args.size[1],
                             workers=args.workers, scheme=get_scheme(args.scheme), progress=not args.quiet,
-                            item_timeout=args.item_timeout or None, referee_share=args.referee_share, **kwargs)
+                            item_timeout=args.item_timeout or None, referee_share=args.referee_share,
+                            seconds=args.seconds, **kwargs)
     print(json.dumps(summary))
     return 0
 
@@ -47,7 +48,7 @@ def cmd_crops(args) -> int:
     from companion.vision.classes import get_scheme
 
     print(json.dumps(make_crop_dataset(args.source, args.out, get_scheme(args.scheme), args.size, args.seed,
-                                       webcam_share=args.webcam_share)))
+                                       webcam_share=args.webcam_share, workers=args.workers)))
     return 0
 
 
@@ -126,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds after which an item is abandoned and its worker replaced (0: no limit)")
     p.add_argument("--referee-share", type=float, default=0.0,
                    help="share of items with the camera stood back to show the whole board (0-1)")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="begin no item after this long (the same command resumes the rest later)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_dataset)
     p = sub.add_parser("relabel", help="rewrite a dataset's label files from its sidecars")
@@ -141,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheme", default="colour-size-pose")
     p.add_argument("--webcam-share", type=float, default=0.0,
                    help="share of training crops made worse first by a random webcam effect (companion/webcam.py)")
+    p.add_argument("--workers", type=int, default=1, help="processes cutting crops")
     p.set_defaults(func=cmd_crops)
     p = sub.add_parser("render", help="render a few scenes of one game with their sidecars and labels")
     p.add_argument("out", type=Path)

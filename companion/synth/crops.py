@@ -12,6 +12,7 @@ come from the moved truth with the usual `yolo_lines`, so relabelling works on c
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 from pathlib import Path
 
@@ -99,8 +100,42 @@ def crop_truth(truth: dict, region: Region | None, scale: float) -> dict:
     return out
 
 
+def _write_crop(task: tuple) -> None:
+    """Cuts, moves and writes one item's crop; a module-level function so that workers can run it."""
+    source, out, scheme, size, seed, jpeg_quality, webcam_share, split, index, truth_path = task
+    truth = json.loads(truth_path.read_text())
+    image = cv2.imread(str(source / "images" / split / (truth_path.stem + ".jpg")))
+    if image is None:
+        raise FileNotFoundError(f"image for {truth_path} is missing or unreadable")
+    rng = np.random.default_rng([seed, int(truth.get("seed", 0)), index])
+    region = choose_region(truth, rng)
+    crop = image if region is None else region.crop(image)
+    webcam = None
+    if split == "train" and webcam_share and rng.random() < webcam_share:
+        name, strength, crop = random_effect(np.ascontiguousarray(crop), rng)
+        webcam = {"effect": name, "strength": round(strength, 3)}
+    scale = min(2.0, size / max(crop.shape[:2]))
+    resized = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
+                         interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    moved = crop_truth(truth, region, scale)
+    moved["image"] = {"width": resized.shape[1], "height": resized.shape[0]}
+    if webcam is not None:
+        moved["webcam"] = webcam
+    lines = yolo_lines(moved, scheme)
+    for sub, name, data in (
+            ("images", truth_path.stem + ".jpg",
+             cv2.imencode(".jpg", resized, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])[1].tobytes()),
+            ("labels", truth_path.stem + ".txt", ("\n".join(lines) + ("\n" if lines else "")).encode()),
+            ("truth", truth_path.name, json.dumps(moved, separators=(",", ":")).encode())):
+        path = out / sub / split / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+
+
 def make_crop_dataset(source: Path, out: Path, scheme: ClassScheme, size: int = 480, seed: int = 0,
-                      jpeg_quality: int = 92, webcam_share: float = 0.0) -> dict:
+                      jpeg_quality: int = 92, webcam_share: float = 0.0, workers: int = 1) -> dict:
     """Writes the crop dataset of `source` (a `scripts/synth dataset` folder) under `out`.
 
     Each crop is resized so its longer side is `size` pixels (never enlarged past 2x). Resumable:
@@ -108,46 +143,30 @@ def make_crop_dataset(source: Path, out: Path, scheme: ClassScheme, size: int = 
     `webcam_share`: the share of training crops made worse first by a random effect of
     companion/webcam.py at a random strength (a colour cast, a dim room, blur...); the effect is
     named in the crop's sidecar (`webcam`). Validation and test crops are left as rendered.
+    `workers` processes cut the crops; each item's crop depends only on the seeds and its place
+    in its split, so any number of workers writes the same dataset.
     """
     if not 0.0 <= webcam_share <= 1.0:
         raise ValueError(f"webcam_share must be between 0 and 1, got {webcam_share}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     source, out = Path(source), Path(out)
     counts = {s: 0 for s in SPLITS}
+    tasks = []
     for split in SPLITS:
         for truth_path in sorted((source / "truth" / split).glob("*.json")):
             counts[split] += 1
-            target = out / "truth" / split / truth_path.name
-            if target.exists():
-                continue
-            truth = json.loads(truth_path.read_text())
-            image = cv2.imread(str(source / "images" / split / (truth_path.stem + ".jpg")))
-            if image is None:
-                raise FileNotFoundError(f"image for {truth_path} is missing or unreadable")
-            rng = np.random.default_rng([seed, int(truth.get("seed", 0)), counts[split]])
-            region = choose_region(truth, rng)
-            crop = image if region is None else region.crop(image)
-            webcam = None
-            if split == "train" and webcam_share and rng.random() < webcam_share:
-                name, strength, crop = random_effect(np.ascontiguousarray(crop), rng)
-                webcam = {"effect": name, "strength": round(strength, 3)}
-            scale = min(2.0, size / max(crop.shape[:2]))
-            resized = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
-                                 interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-            moved = crop_truth(truth, region, scale)
-            moved["image"] = {"width": resized.shape[1], "height": resized.shape[0]}
-            if webcam is not None:
-                moved["webcam"] = webcam
-            lines = yolo_lines(moved, scheme)
-            for sub, name, data in (
-                    ("images", truth_path.stem + ".jpg",
-                     cv2.imencode(".jpg", resized, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])[1].tobytes()),
-                    ("labels", truth_path.stem + ".txt", ("\n".join(lines) + ("\n" if lines else "")).encode()),
-                    ("truth", truth_path.name, json.dumps(moved, separators=(",", ":")).encode())):
-                path = out / sub / split / name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-                tmp.write_bytes(data)
-                os.replace(tmp, path)
+            if not (out / "truth" / split / truth_path.name).exists():
+                tasks.append((source, out, scheme, size, seed, jpeg_quality, webcam_share,
+                              split, counts[split], truth_path))
+    if workers == 1 or len(tasks) < 2:
+        for task in tasks:
+            _write_crop(task)
+    else:
+        # Fresh interpreters rather than forks: OpenCV's thread pool does not survive a fork well.
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
+            for _ in pool.imap_unordered(_write_crop, tasks, chunksize=16):
+                pass
     out.mkdir(parents=True, exist_ok=True)
     (out / "data.yaml").write_text(dataset_yaml(out, scheme))
     return {"root": str(out), "splits": counts}

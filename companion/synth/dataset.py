@@ -164,8 +164,11 @@ class _Worker:
 
 
 def _run_workers(pending: list[Item], workers: int, job: Callable, args: tuple, item_timeout: float | None,
-                 on_done: Callable[[Item, int], None], on_failure: Callable[[Item, str], None]) -> int:
+                 on_done: Callable[[Item, int], None], on_failure: Callable[[Item, str], None],
+                 stop_at: float | None = None) -> int:
     """Runs `job` on every pending item in `workers` spawned processes; returns how many were started.
+
+    After `stop_at` (a `time.monotonic()` reading) no further item is begun; those begun are finished.
 
     An item running longer than `item_timeout` seconds is abandoned: its worker is killed (a GL
     call stuck in the driver cannot be interrupted any other way) and a fresh one takes its place.
@@ -176,6 +179,8 @@ def _run_workers(pending: list[Item], workers: int, job: Callable, args: tuple, 
     started = len(pool)
     try:
         while queue or any(w.item is not None for w in pool):
+            if stop_at is not None and time.monotonic() > stop_at:
+                queue.clear()
             for w in pool:
                 if w.item is None and queue:
                     w.give(queue.popleft())
@@ -241,13 +246,16 @@ class Progress:
 def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] = GAMES, width: int = 640,
                   height: int = 480, workers: int | None = None, scheme: ClassScheme = DEFAULT_SCHEME,
                   progress: bool = True, item_timeout: float | None = ITEM_TIMEOUT_S,
-                  job: Callable[..., int] = render_and_write, referee_share: float = 0.0) -> dict:
+                  job: Callable[..., int] = render_and_write, referee_share: float = 0.0,
+                  seconds: float | None = None) -> dict:
     """Writes (or completes) a dataset of `count` items; returns a summary.
 
     Items are rendered in worker processes. One that takes longer than `item_timeout` seconds (or
     fails) is abandoned and logged, with its index and seed, to `failures.jsonl` in the dataset and
     to stderr; the run goes on, and a later run of the same command tries it again. With one
-    worker and no time limit the items are rendered in this process.
+    worker and no time limit the items are rendered in this process. Given `seconds`, no item is
+    begun after that long: the dataset holds what was done by then (`rendered`), and the same
+    command resumes it later.
 
     Args:
         job: what a worker does with an item (`render_and_write`; tests inject slow ones). It must
@@ -262,6 +270,8 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
         raise ValueError(f"referee share {referee_share!r} must be between 0 and 1")
     if item_timeout is not None and not item_timeout > 0:
         raise ValueError(f"item time limit {item_timeout!r} s must be positive")
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"time limit {seconds!r} s must be positive")
     for game in games:
         if game not in SCENE_KINDS:
             raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(SCENE_KINDS)})")
@@ -274,13 +284,15 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     workers = workers or os.cpu_count() or 1
     args = (str(root), width, height, scheme.name)
     objects = 0
+    rendered = 0
     failures: list[dict] = []
     processes = 0
     started = time.monotonic()
 
     def done(item: Item, n: int) -> None:
-        nonlocal objects
+        nonlocal objects, rendered
         objects += n
+        rendered += 1
         bar.step()
 
     def failed(item: Item, reason: str) -> None:
@@ -294,16 +306,19 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
               file=sys.stderr)
 
     if pending:
+        stop_at = None if seconds is None else started + seconds
         if workers == 1 and item_timeout is None:
             for it in pending:
+                if stop_at is not None and time.monotonic() > stop_at:
+                    break
                 try:
                     done(it, job(it, *args))
                 except Exception as exc:
                     failed(it, f"{type(exc).__name__}: {exc}")
         else:
-            processes = _run_workers(pending, workers, job, args, item_timeout, done, failed)
+            processes = _run_workers(pending, workers, job, args, item_timeout, done, failed, stop_at)
     elapsed = time.monotonic() - started
     splits = {s: sum(1 for it in items if it.split == s) for s in SPLITS}
-    return {"root": str(root), "items": count, "rendered": len(pending) - len(failures),
-            "skipped": count - len(pending), "failed": failures, "worker_processes": processes,
+    return {"root": str(root), "items": count, "rendered": rendered,
+            "skipped": count - len(pending), "left": len(pending) - rendered - len(failures), "failed": failures, "worker_processes": processes,
             "labelled_objects": objects, "seconds": round(elapsed, 2), "splits": splits}

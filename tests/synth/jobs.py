@@ -36,3 +36,9 @@ def faulty_job(item, root: str, width: int, height: int, scheme: str) -> int:
     if item.index == RAISE_INDEX:
         raise RuntimeError("no scene today")
     return _write_truth(item, root)
+
+
+def steady_job(item, root: str, width: int, height: int, scheme: str) -> int:
+    """Takes a second per item, as a slow renderer would."""
+    time.sleep(1.0)
+    return _write_truth(item, root)

@@ -119,3 +119,17 @@ def test_a_webcam_share_makes_training_crops_worse_and_names_the_effect_but_keep
     assert "train" in splits
     with pytest.raises(ValueError, match="webcam_share"):
         make_crop_dataset(source, tmp_path / "bad", scheme, webcam_share=1.5)
+
+
+def test_crops_cut_by_several_processes_are_the_same_as_by_one(tmp_path):
+    source = _full_dataset(tmp_path / "full", 6)
+    scheme = get_scheme("size-pose")
+    make_crop_dataset(source, tmp_path / "one", scheme, size=320, seed=2, webcam_share=0.5)
+    make_crop_dataset(source, tmp_path / "two", scheme, size=320, seed=2, webcam_share=0.5, workers=2)
+    written = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*")
+                     if p.is_file() and p.name != "data.yaml")
+    assert len(written) == 3 * 6
+    for relative in written:
+        assert (tmp_path / "two" / relative).read_bytes() == (tmp_path / "one" / relative).read_bytes(), relative
+    with pytest.raises(ValueError, match="workers"):
+        make_crop_dataset(source, tmp_path / "none", scheme, workers=0)

@@ -86,3 +86,15 @@ def test_a_crashed_or_failing_item_is_logged_and_the_others_are_written(tmp_path
 def test_a_time_limit_must_be_positive(tmp_path):
     with pytest.raises(ValueError, match="time limit 0"):
         write_dataset(tmp_path, 2, item_timeout=0)
+
+
+def test_a_run_given_seconds_begins_no_item_after_them_and_the_same_command_resumes_it(tmp_path):
+    # Eight one-second items on two workers need four seconds; none is begun after two and a half.
+    summary = write_dataset(tmp_path, 8, seed=5, workers=2, progress=False, job=jobs.steady_job, seconds=2.5)
+    assert summary["rendered"] < 8 and summary["rendered"] + summary["left"] == 8 and not summary["failed"]
+    written = [i for i in range(8) if item_paths(tmp_path, plan_item(5, i))["truth"].exists()]
+    assert len(written) == summary["rendered"]
+    again = write_dataset(tmp_path, 8, seed=5, workers=2, progress=False, job=jobs.steady_job)
+    assert (again["skipped"], again["rendered"], again["left"]) == (summary["rendered"], 8 - summary["rendered"], 0)
+    with pytest.raises(ValueError, match="time limit -1"):
+        write_dataset(tmp_path, 2, seconds=-1)
