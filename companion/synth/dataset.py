@@ -320,5 +320,6 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     elapsed = time.monotonic() - started
     splits = {s: sum(1 for it in items if it.split == s) for s in SPLITS}
     return {"root": str(root), "items": count, "rendered": rendered,
-            "skipped": count - len(pending), "left": len(pending) - rendered - len(failures), "failed": failures, "worker_processes": processes,
+            "skipped": count - len(pending), "left": len(pending) - rendered - len(failures),
+            "failed": failures, "worker_processes": processes,
             "labelled_objects": objects, "seconds": round(elapsed, 2), "splits": splits}
