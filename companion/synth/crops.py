@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -100,9 +101,11 @@ def crop_truth(truth: dict, region: Region | None, scale: float) -> dict:
     return out
 
 
-def _write_crop(task: tuple) -> None:
-    """Cuts, moves and writes one item's crop; a module-level function so that workers can run it."""
-    source, out, scheme, size, seed, jpeg_quality, webcam_share, split, index, truth_path = task
+def _write_crop(source: Path, out: Path, scheme: ClassScheme, size: int, seed: int, jpeg_quality: int,
+                webcam_share: float, item: tuple[str, int, Path]) -> None:
+    """Cuts, moves and writes the crop of one item (its split, its place there from 1, its truth
+    file); a module-level function so that worker processes can run it."""
+    split, index, truth_path = item
     truth = json.loads(truth_path.read_text())
     image = cv2.imread(str(source / "images" / split / (truth_path.stem + ".jpg")))
     if image is None:
@@ -152,20 +155,20 @@ def make_crop_dataset(source: Path, out: Path, scheme: ClassScheme, size: int = 
         raise ValueError(f"workers must be at least 1, got {workers}")
     source, out = Path(source), Path(out)
     counts = {s: 0 for s in SPLITS}
-    tasks = []
+    items = []
     for split in SPLITS:
         for truth_path in sorted((source / "truth" / split).glob("*.json")):
             counts[split] += 1
             if not (out / "truth" / split / truth_path.name).exists():
-                tasks.append((source, out, scheme, size, seed, jpeg_quality, webcam_share,
-                              split, counts[split], truth_path))
-    if workers == 1 or len(tasks) < 2:
-        for task in tasks:
-            _write_crop(task)
+                items.append((split, counts[split], truth_path))
+    write = partial(_write_crop, source, out, scheme, size, seed, jpeg_quality, webcam_share)
+    if workers == 1 or len(items) < 2:
+        for item in items:
+            write(item)
     else:
         # Fresh interpreters rather than forks: OpenCV's thread pool does not survive a fork well.
-        with multiprocessing.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
-            for _ in pool.imap_unordered(_write_crop, tasks, chunksize=16):
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(items))) as pool:
+            for _ in pool.imap_unordered(write, items, chunksize=16):
                 pass
     out.mkdir(parents=True, exist_ok=True)
     (out / "data.yaml").write_text(dataset_yaml(out, scheme))
