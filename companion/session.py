@@ -245,18 +245,24 @@ class GameSession:
         JournalFullError when it could not be saved (nothing then changes).
         """
         with self._lock:
-            state = self._states[-1]
-            action = self.game.parse_action(text)
-            if seat is not None and action.player != seat:
-                raise SeatError(f"{str(action)!r} is not an action of {seat_name(seat)}, "
-                                f"whose page this is")
-            reason = state.illegal_reason(action)
-            if reason is not None:
-                raise IllegalActionError(action, reason)
-            entry = self._write("action", action=str(action), source=source, observation=observation)
-            self._push(str(action), entry.seq, source, entry.time)
+            self._apply_unpublished(text, source, observation, seat)
+            effects = self._effects[-1]
         self._changed()
-        return self._effects[-1]
+        return effects
+
+    def _apply_unpublished(self, text: str, source: str, observation: Any, seat: int | None) -> None:
+        # Journals and applies without telling the pages, for changes made of several steps
+        # (a verdict's fix) that must be seen whole. The caller holds the lock.
+        state = self._states[-1]
+        action = self.game.parse_action(text)
+        if seat is not None and action.player != seat:
+            raise SeatError(f"{str(action)!r} is not an action of {seat_name(seat)}, "
+                            f"whose page this is")
+        reason = state.illegal_reason(action)
+        if reason is not None:
+            raise IllegalActionError(action, reason)
+        entry = self._write("action", action=str(action), source=source, observation=observation)
+        self._push(str(action), entry.seq, source, entry.time)
 
     def roll(self, source: str = "manual") -> tuple[str, ...]:
         """At a chance node, draws the outcome from the seeded random source and applies it."""
@@ -358,7 +364,7 @@ class GameSession:
             if verdict is None:
                 raise SessionError(f"no open verdict {verdict_id}")
             if fix is not None:
-                self.apply(fix, source=source, observation={"fixes_verdict": verdict_id})
+                self._apply_unpublished(fix, source, {"fixes_verdict": verdict_id}, None)
             self._write("resolve", target=verdict_id, source=source,
                         detail={"fix": fix} if fix is not None else {"dismissed": True})
             self._verdicts = [v for v in self._verdicts if v.id != verdict_id]

@@ -126,6 +126,17 @@ def test_verdicts_open_fix_and_dismiss(session, tmp_path):
         session.resolve_verdict(other)
 
 
+def test_a_verdicts_fix_is_published_whole_never_the_move_with_the_verdict_still_open(tmp_path):
+    published = []
+    session = GameSession.create(tmp_path, RecordHeader("icebomb-arena", FOUR, seed=3),
+                                 on_change=lambda: published.append(session.snapshot()))
+    vid = session.add_verdict("misread", "P1 bid L", "looked large", ("P1 bid -",))
+    published.clear()
+    session.resolve_verdict(vid, "P1 bid -")
+    assert [(s.secret_text, s.verdicts) for s in published] == [(("P1 bid -",), ())]
+    session.close()
+
+
 def test_a_cameras_new_verdict_about_the_same_position_replaces_its_open_ones(session, tmp_path):
     manual = session.add_verdict("illegal", "P1 bid LLL", "too many pyramids", source="manual")
     first = session.add_verdict("misread", "+[pawn @e4]", "expected nothing", supersede=True)
