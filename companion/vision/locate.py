@@ -64,6 +64,9 @@ class LocateConfig:
     max_cues: int = 260
     neighbours: int = 8
     max_seeds: int = 40
+    """Cell guesses grown into lattices at most, on squares (`hex_max_seeds` on hexes)."""
+    hypothesis_seeds: int = 120
+    """Cue points (strongest first) whose cell guesses are scored."""
     grow_tolerance: float = 0.28
     """Fraction of a cell within which a cue is taken as the predicted lattice point."""
     enough_fraction: float = 0.85
@@ -132,8 +135,9 @@ class LocateConfig:
     homography fitted to its six corners, lands within this share of its size of them (the board's
     outline in Ice Arena render 5053: 0.1 %; a six-cornered patch of table light in 5097: 17 %)."""
     hex_min_line_strength: float = 2.0
-    hex_max_seeds: int = 16
-    """Hex cues are cleaner than X-corners (whole cells), so fewer seeds are tried."""
+    hex_max_seeds: int = 4
+    """Hex cell guesses are grown best supported first, so few are needed: on the benchmark's
+    drawn frames 4 found as many boards as 16 had in the earlier strongest-first order."""
     hex_fallback_below: float = 0.5
     hex_light_cell_width: int = 960
     """When the line cues explain less than this share of the cells, the light-cell cues are tried too."""
@@ -658,13 +662,46 @@ def _fit_h(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
     return h / h[2, 2] if abs(h[2, 2]) > 1e-12 else None
 
 
+class _CueMap:
+    """The nearest cue to any point, looked up in a raster instead of measured to every cue.
+
+    Scoring every cell guess against every cue costs (guesses x lattice points x cues)
+    distances; a distance transform of the cue points answers each lookup by indexing.
+    """
+
+    SCALE = 0.5  # half resolution: the lookup only has to find the nearest cue, not measure it
+
+    def __init__(self, pts: np.ndarray):
+        self.pts = pts
+        self.origin = pts.min(0) - 2
+        xy = np.round((pts - self.origin) * self.SCALE).astype(int)
+        w, h = xy.max(0) + 3
+        seeds = np.ones((h, w), np.uint8)
+        seeds[xy[:, 1], xy[:, 0]] = 0
+        _, labels = cv2.distanceTransformWithLabels(seeds, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
+        owner = np.zeros(labels.max() + 1, int)
+        owner[labels[xy[:, 1], xy[:, 0]]] = np.arange(len(pts))  # cues on one pixel: one stands for all
+        self.nearest_map = owner[labels]
+
+    def nearest(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index of the nearest cue, squared distance to it) for points q (... x 2). A point
+        beyond the cues' extent is looked up at the raster's nearest edge: a cue near it is found
+        (and its true distance given), though not always the nearest."""
+        h, w = self.nearest_map.shape
+        xy = np.round((q - self.origin) * self.SCALE).astype(int)
+        index = self.nearest_map[np.clip(xy[..., 1], 0, h - 1), np.clip(xy[..., 0], 0, w - 1)]
+        return index, ((self.pts[index] - q) ** 2).sum(-1)
+
+
 def grow_lattice(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_extent: int,
                  target: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The largest lattice consistent with the cue points.
 
-    Seeds are tried strongest first: a seed, two neighbours making a plausible cell and the
-    cell's fourth point give an affine guess; the lattice then grows ring by ring, refitting a
-    homography each time, so perspective is followed without knowing it beforehand.
+    A seed and two neighbours making a plausible cell (and, on squares, the cell's fourth point)
+    give an affine guess of the lattice: on squares the strongest corners' guesses are tried
+    first, on hexes those whose affine lattice puts cues on most of the nearby lattice points.
+    Each grows ring by ring, refitting a homography each time, so perspective is followed without
+    knowing it beforehand. Trying stops once a lattice holds `enough_fraction` of the target.
 
     Returns:
         (indices N x 2, matched image points N x 2), or None.
@@ -675,58 +712,120 @@ def grow_lattice(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_e
     d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
     np.fill_diagonal(d2, np.inf)
     knn = np.argsort(d2, axis=1)[:, : config.neighbours]
+    cues = _CueMap(pts)
+    hyps = _seed_hypotheses(pts, knn, lattice, config, min(n, config.hypothesis_seeds), cues)
+    if not hyps:
+        return None
+    order = np.arange(len(hyps))
+    if lattice.triangles:
+        # Hex cues are ordered by how typical a cell they are, which says little about a guess:
+        # the guesses best supported by their neighbourhood go first. X-corners come strongest
+        # first, and on squares the strongest corners' guesses stay first: the best supported
+        # ones there are as often at the board's edge, where the border's corners join the lattice.
+        support = _local_support(cues, np.array([ids[:3] for ids in hyps]), lattice, config.grow_tolerance)
+        order = np.argsort(-support, kind="stable")
     best: tuple[np.ndarray, np.ndarray] | None = None
-    tried = 0
-    lo, hi = math.cos(math.radians(lattice.max_angle)), math.cos(math.radians(lattice.min_angle))
     in_best = np.zeros(n, bool)
-    for seed in range(n):
+    grown: list[dict[int, tuple[int, int]]] = []  # each lattice grown so far: cue -> its index
+    steps = {(int(i), int(j)) for i, j in lattice.steps}
+    tried = 0
+    last_seed, skip_seed = -1, False
+    for k in order:
+        ids = hyps[k]
         if tried >= config.max_seeds:
             break
-        if in_best[seed] and len(best[0]) >= config.settled_fraction * target:
+        if ids[0] != last_seed:  # a seed's guesses are all grown, or none (its second may grow fuller)
+            if best is not None and len(best[0]) >= config.enough_fraction * target:
+                break
+            skip_seed = in_best[ids[0]] and len(best[0]) >= config.settled_fraction * target
+            last_seed = ids[0]
+        if skip_seed:
             continue  # a seed inside a large lattice grows the same lattice again
-        p = pts[seed]
-        hyps = []
-        for ai in range(len(knn[seed])):
-            for bi in range(ai + 1, len(knn[seed])):
-                a, b = knn[seed, ai], knn[seed, bi]
-                va, vb = pts[a] - p, pts[b] - p
-                la, lb = math.hypot(*va), math.hypot(*vb)
-                if la < 3 or lb < 3 or not 0.55 < la / lb < 1.8:
-                    continue
-                cos = float(va @ vb) / (la * lb)
-                if not lo < cos < hi:
-                    continue
-                if lattice.triangles:
-                    # Three mutually neighbouring cells: an equilateral triangle in the plane.
-                    lab = math.hypot(*(va - vb))
-                    if not 0.7 < 2 * lab / (la + lb) < 1.4:
-                        continue
-                    hyps.append((abs(cos - 0.5), [seed, a, b]))
-                    continue
-                dpt = p + va + vb
-                dd = ((pts - dpt) ** 2).sum(1)
-                j = int(np.argmin(dd))
-                if dd[j] > (config.grow_tolerance * min(la, lb)) ** 2 or j in (seed, a, b):
-                    continue
-                hyps.append((abs(cos), [seed, a, b, j]))
-        hyps.sort(key=lambda hyp: hyp[0])
-        for _, ids in hyps[:2]:
-            tried += 1
-            got = _grow(pts, lattice, config, max_extent, ids)
-            if got is None or (best is not None and len(got[0]) <= len(best[0])):
-                continue  # the tight fit below only removes points: it cannot win
-            got = _tight(pts, lattice, config, got)
-            if got is not None:
-                got = _reduce_basis(pts, lattice, got)
-            if got is not None and not lattice.triangles:
-                got = _densify(pts, lattice, config, max_extent, got)
-            if got is not None and (best is None or len(got[0]) > len(best[0])):
-                best = got
-                in_best[:] = False
-                in_best[best[1]] = True
-        if best is not None and len(best[0]) >= config.enough_fraction * target:
-            break
+        if lattice.triangles and any(_neighbours_in(lattice_cues, ids, steps) for lattice_cues in grown):
+            # The best supported guesses crowd where cues are dense, and a dense patch of the wrong
+            # lattice (a grainy table) can outscore the board's own cells: each guess grown must
+            # start a lattice not grown yet.
+            continue
+        tried += 1
+        got = _grow(pts, lattice, config, max_extent, ids)
+        if got is not None and len(got[0]) >= config.min_lattice_points:
+            grown.append({int(pid): (int(i), int(j)) for (i, j), pid in zip(got[0], got[1])})
+        if got is None or (best is not None and len(got[0]) <= len(best[0])):
+            continue  # the tight fit below only removes points: it cannot win
+        got = _tight(pts, lattice, config, got)
+        if got is not None:
+            got = _reduce_basis(pts, lattice, got)
+        if got is not None and not lattice.triangles:
+            got = _densify(pts, lattice, config, max_extent, got)
+        if got is not None and (best is None or len(got[0]) > len(best[0])):
+            best = got
+            in_best[:] = False
+            in_best[best[1]] = True
     return None if best is None else (best[0], pts[best[1]])
+
+
+def _neighbours_in(lattice_cues: dict[int, tuple[int, int]], ids: list[int], steps: set[tuple[int, int]]) -> bool:
+    """Whether a guess's seed and its two neighbours lie in a grown lattice, one step apart there."""
+    if not all(pid in lattice_cues for pid in ids[:3]):
+        return False
+    i0, j0 = lattice_cues[ids[0]]
+    return all((lattice_cues[pid][0] - i0, lattice_cues[pid][1] - j0) in steps for pid in ids[1:3])
+
+
+def _seed_hypotheses(pts: np.ndarray, knn: np.ndarray, lattice: _Lattice, config: LocateConfig,
+                     seeds: int, cues: _CueMap) -> list[list[int]]:
+    """The first `seeds` cues' two most cell-like guesses each: [seed, a, b] (hex: three mutual
+    neighbours, an equilateral triangle in the plane) or [seed, a, b, a + b] (squares: a whole
+    cell), the seed at index (0, 0), a at (1, 0), b at (0, 1)."""
+    lo, hi = math.cos(math.radians(lattice.max_angle)), math.cos(math.radians(lattice.min_angle))
+    first, second = np.triu_indices(knn.shape[1], 1)
+    seed = np.repeat(np.arange(seeds), len(first))
+    a, b = knn[:seeds, first].ravel(), knn[:seeds, second].ravel()
+    va, vb = pts[a] - pts[seed], pts[b] - pts[seed]
+    la, lb = np.hypot(va[:, 0], va[:, 1]), np.hypot(vb[:, 0], vb[:, 1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cos = (va * vb).sum(1) / (la * lb)
+        ok = (la >= 3) & (lb >= 3) & (la / lb > 0.55) & (la / lb < 1.8) & (cos > lo) & (cos < hi)
+        if lattice.triangles:
+            third = 2 * np.hypot(*(va - vb).T) / (la + lb)
+            ok &= (third > 0.7) & (third < 1.4)
+    if lattice.triangles:
+        badness, fourth = np.abs(cos - 0.5), None
+    else:
+        j, dd = cues.nearest(pts[seed[ok]] + va[ok] + vb[ok])
+        close = dd <= (config.grow_tolerance * np.minimum(la[ok], lb[ok])) ** 2
+        close &= (j != seed[ok]) & (j != a[ok]) & (j != b[ok])
+        fourth = np.full(len(seed), -1)
+        fourth[np.flatnonzero(ok)] = np.where(close, j, -1)
+        ok &= fourth >= 0
+        badness = np.abs(cos)
+    out = []
+    pairs = len(first)
+    for s in range(seeds):
+        rows = np.flatnonzero(ok[s * pairs:(s + 1) * pairs]) + s * pairs
+        for r in rows[np.argsort(badness[rows], kind="stable")][:2]:
+            ids = [s, int(a[r]), int(b[r])]
+            out.append(ids if fourth is None else ids + [int(fourth[r])])
+    return out
+
+
+# Index steps within two of a lattice point, where an affine guess is still close to the truth.
+_NEAR_STEPS = np.array([(i, j) for i in range(-2, 3) for j in range(-2, 3) if (i, j) != (0, 0)], float)
+
+
+def _local_support(cues: _CueMap, triples: np.ndarray, lattice: _Lattice, tolerance: float) -> np.ndarray:
+    """For each guess (seed, a, b), how many lattice points near the seed have a cue where its
+    affine lattice puts them: a guess from a real cell of the board finds most of them."""
+    steps = _NEAR_STEPS
+    if lattice.triangles:  # hex: only points within two steps (i, j, -i-j all small)
+        steps = steps[np.abs(steps.sum(1)) <= 2]
+    pts = cues.pts
+    p = pts[triples[:, 0]]
+    u, v = pts[triples[:, 1]] - p, pts[triples[:, 2]] - p
+    pred = p[:, None, :] + steps[None, :, 0, None] * u[:, None, :] + steps[None, :, 1, None] * v[:, None, :]
+    cell = np.minimum(np.hypot(u[:, 0], u[:, 1]), np.hypot(v[:, 0], v[:, 1]))
+    _, d2 = cues.nearest(pred)
+    return (d2 < (tolerance * cell[:, None]) ** 2).sum(1)
 
 
 _STEPS = np.array([(i, j) for i in range(-2, 3) for j in range(-2, 3) if (i, j) != (0, 0)], float)
@@ -1256,7 +1355,7 @@ def _hex_lattice(pts: np.ndarray, n: int, config: LocateConfig,
     lattice position within n + 1 of the cues, as candidates for the board's cells).
     """
     total = 3 * n * (n + 1) + 1
-    got = grow_lattice(pts, HEX_LATTICE, config, max_extent=2 * n, target=target)
+    got = grow_lattice(pts, HEX_LATTICE, replace(config, max_seeds=config.hex_max_seeds), max_extent=2 * n, target=target)
     if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
         found = 0 if got is None else len(got[0])
         raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
@@ -1409,7 +1508,7 @@ def _hex_board_from_line_cues(gray: np.ndarray, scale: float, spec: BoardSpec, c
     n = spec.hex_radius
     total = 3 * n * (n + 1) + 1
     # Pieces hide cells: a lattice that explains nearly every cue found is good enough to stop at.
-    idx, img, h, pos = _hex_lattice(pts, n, replace(config, max_seeds=config.hex_max_seeds), min(total, len(pts)))
+    idx, img, h, pos = _hex_lattice(pts, n, config, min(total, len(pts)))
     # Every lattice position near the lattice gets a "cellness": the share of its six sides that
     # show a line (a cell inside the board ~ 1; beyond its edge at most the one or two sides
     # shared with the outer cells). The board is the radius-n hexagon of positions with the most
