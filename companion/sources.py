@@ -196,6 +196,11 @@ class ImageFolderSource:
         image, problem = decode_image(data, path.name)
         return Frame(image, index, time.monotonic(), path.name, problem)
 
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """The image files it will play, in order (after `open`)."""
+        return tuple(self._paths)
+
     def close(self) -> None:
         self._paths = []
 

@@ -15,7 +15,8 @@ figure names which was used: with the stand-in, the detector's own cost is bench
 2. Latency: `companion serve`'s app served in-process on loopback with the feed running in real
    time (15 frames/s); an SSE client reads /events; for each move, the time from the frame that
    completed the stable position to the browser's event carrying the move.
-3. Peak resident memory of this process (ru_maxrss) after both.
+3. Peak resident memory of this process (ru_maxrss) after both (the demo's frames are held as their
+   JPEG files' bytes and decoded as the feed reads them, as a camera's stream is).
 4. Start-up: `companion serve` started as a subprocess, timed until GET / answers 200.
 """
 
@@ -34,6 +35,9 @@ import threading
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -47,6 +51,9 @@ SAMPLE = ROOT / "companion" / "data" / "samples" / "icebomb-arena-4p.jsonl"
 
 
 class ListSource:
+    """Frames from a list: pictures, or JPEG files' bytes decoded as they are read (as a camera's
+    MJPEG stream is), so that the benchmark's own buffer does not swell the memory it measures."""
+
     def __init__(self, frames, fps=30.0):
         self.frames, self.fps, self.live, self.description = frames, fps, False, "bench frames"
         self.i = 0
@@ -58,10 +65,14 @@ class ListSource:
         if self.i >= len(self.frames):
             return None
         self.i += 1
-        return Frame(self.frames[self.i - 1], self.i - 1, time.monotonic(), f"#{self.i - 1}")
+        return Frame(as_picture(self.frames[self.i - 1]), self.i - 1, time.monotonic(), f"#{self.i - 1}")
 
     def close(self):
         pass
+
+
+def as_picture(frame):
+    return cv2.imdecode(np.frombuffer(frame, np.uint8), cv2.IMREAD_COLOR) if isinstance(frame, bytes) else frame
 
 
 def drawn_frames(events: int, start: int) -> tuple[list, list[str]]:
@@ -83,13 +94,17 @@ def drawn_frames(events: int, start: int) -> tuple[list, list[str]]:
     return frames, texts[:start]
 
 
-def demo_frames(limit: int) -> list:
+def demo_frames(limit: int) -> list[bytes]:
+    """The demo's frames as its JPEG files' bytes (a still table's file is listed for each frame
+    that shows it, and read once)."""
     source = open_source("demo-video")
     source.open()
+    files: dict[Path, bytes] = {}
     frames = []
-    while len(frames) < limit and (f := source.read()) is not None:
-        if f.image is not None:
-            frames.append(f.image)
+    for path in source.paths[:limit]:
+        if path not in files:
+            files[path] = path.read_bytes()
+        frames.append(files[path])
     source.close()
     return frames
 
@@ -242,7 +257,8 @@ def main() -> int:
     else:
         frames, prefix = drawn_frames(args.events, start)
         detect, kind, detector_name = MarkerDetector(), "drawn table", "marker stand-in (no model)"
-    result = {"frames_from": kind, "detector": detector_name, "size": f"{frames[0].shape[1]}x{frames[0].shape[0]}",
+    first = as_picture(frames[0])
+    result = {"frames_from": kind, "detector": detector_name, "size": f"{first.shape[1]}x{first.shape[0]}",
               "cpu_count": os.cpu_count(), "load_average": [round(v, 2) for v in os.getloadavg()]}
     demo_record = SAMPLE if use_demo else None
     result["throughput"] = throughput(frames, prefix, detect, config, demo_record)
