@@ -489,6 +489,19 @@ def test_source_specs(tmp_path):
     assert isinstance(open_source(str(tmp_path)), ImageFolderSource)
 
 
+def test_an_image_folder_lists_the_pictures_it_will_play_in_name_order(tmp_path):
+    for name in ("b.jpg", "a.png", "notes.txt", "c.jpeg"):
+        (tmp_path / name).write_bytes(b"x")
+    source = ImageFolderSource(tmp_path)
+    assert source.paths == ()
+    source.open()
+    assert [p.name for p in source.paths] == ["a.png", "b.jpg", "c.jpeg"]
+    source.read()
+    assert len(source.paths) == 3  # reading does not use them up
+    source.close()
+    assert source.paths == ()
+
+
 def test_a_missing_source_on_the_command_line_is_a_fault_and_manual_mode(tmp_path):
     hub = SessionHub(tmp_path)
     runner = SourceRunner(hub, CameraSource(str(tmp_path / "nowhere.avi"))).start()
