@@ -159,17 +159,39 @@ def annotate(frame: np.ndarray, observation: Observation) -> np.ndarray:
     return out
 
 
-def recognize_files(recognizer: Recognizer, images: Sequence[Path], annotate_to: Path | None = None) -> list[Observation]:
-    """Observations of image files, one each; annotated copies written under `annotate_to` when given.
+@dataclass(frozen=True)
+class Unreadable:
+    """An image file that could not be read, and why: it takes its place among the observations,
+    so that one bad file in a batch loses none of the others."""
 
-    Raises:
-        OSError: for an image that cannot be read.
-    """
-    out = []
+    image: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"image": self.image, "error": self.reason}
+
+
+def read_picture(path: Path) -> tuple[np.ndarray | None, str | None]:
+    """(BGR picture, None) or (None, why it cannot be read) for an image file."""
+    from companion.sources import decode_image
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return None, (exc.strerror or str(exc)).lower()
+    return decode_image(data, Path(path).name)
+
+
+def recognize_files(recognizer: Recognizer, images: Sequence[Path],
+                    annotate_to: Path | None = None) -> list[Observation | Unreadable]:
+    """Observations of image files, one each, in order (an `Unreadable` for a file that cannot be
+    read); annotated copies written under `annotate_to` when given."""
+    out: list[Observation | Unreadable] = []
     for path in images:
-        frame = cv2.imread(str(path))
+        frame, problem = read_picture(path)
         if frame is None:
-            raise OSError(2, "cannot read image", str(path))
+            out.append(Unreadable(str(path), problem or "not a readable image"))
+            continue
         observation = recognizer.observe(frame, str(path))
         out.append(observation)
         if annotate_to is not None:
@@ -203,7 +225,8 @@ def add_recognize_command(sub) -> None:
 
 
 def cmd_recognize(args) -> int:
-    """Prints one observation per image; exit 1 when any is unsure, 2 when an input cannot be read."""
+    """Prints one observation per image; exit 1 when any is unsure, 2 when an input cannot be read
+    (its entry then names the image and the error, and the other images are recognised all the same)."""
     import sys
 
     from companion.vision.calibrate import load_intrinsics
@@ -218,13 +241,20 @@ def cmd_recognize(args) -> int:
         return 2
     base = config_for(args.game, args.seats)
     recognizer = Recognizer(args.game, detect, spec, intrinsics, base, look_closer=not args.detections)
-    observations = recognize_files(recognizer, args.images, args.annotate)
+    results = recognize_files(recognizer, args.images, args.annotate)
+    unreadable = [r for r in results if isinstance(r, Unreadable)]
+    for r in unreadable:
+        print(f"companion recognize: {r.image}: {r.reason}", file=sys.stderr)
     if args.json or args.position:
-        data = [o.to_json()["position"] if args.position else o.to_json() for o in observations]
+        data = [r.to_json() if isinstance(r, Unreadable) or not args.position else r.to_json()["position"]
+                for r in results]
         json.dump(data[0] if len(data) == 1 else data, sys.stdout, indent=2)
         print()
     else:
-        for o in observations:
+        for o in results:
+            if isinstance(o, Unreadable):
+                print(f"{o.image}: cannot be read ({o.reason})")
+                continue
             print(f"{o.image}: board {o.board.kind + f' (confidence {o.board.confidence:.2f})' if o.board else 'not found'}"
                   + ("" if not o.notes else " - " + "; ".join(o.notes)))
             for p in o.pieces:
@@ -233,4 +263,6 @@ def cmd_recognize(args) -> int:
                 extra += f" {p.direction}" if p.direction else ""
                 doubt = f"  UNSURE: {'; '.join(p.unsure)}" if p.unsure else ""
                 print(f"  {p.piece_text:10}{extra:12} {where:12} {p.confidence:.2f}{doubt}")
-    return 1 if any(o.unsure for o in observations) else 0
+    if unreadable:
+        return 2
+    return 1 if any(o.unsure for o in results) else 0

@@ -106,3 +106,31 @@ def test_without_the_table_sheet_icetowers_towers_are_grouped_in_the_picture_alo
     with_plane = Mapper("icetowers", config_for("icetowers")).map(detections, location_from_truth(truth))
     assert icetowers_position(seen) == icetowers_position(with_plane)
     assert icetowers_position(seen)["towers"]
+
+
+def test_an_unreadable_image_in_a_batch_is_named_with_its_reason_and_the_others_are_recognised(tmp_path, capsys):
+    import numpy as np
+
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), np.full((60, 80, 3), 200, np.uint8))
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    ok, jpeg = cv2.imencode(".jpg", np.full((60, 80, 3), 90, np.uint8))
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(jpeg.tobytes()[:-200])  # a copy that stopped half-way
+    missing = tmp_path / "missing.jpg"
+    detections = tmp_path / "none.json"
+    detections.write_text("[]")
+    images = [str(good), str(text), str(cut), str(missing), str(good)]
+    code = main(["recognize", *images, "--game", "icetowers", "--json", "--detections", str(detections)])
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert code == 2
+    assert [d["image"] for d in data] == images
+    assert "pieces" in data[0] and "pieces" in data[4]
+    assert data[1]["error"] == "not a readable image"
+    assert "truncated" in data[2]["error"]
+    assert "no such file" in data[3]["error"]
+    assert all(name in err for name in images[1:4])
+    code = main(["recognize", str(missing), "--game", "icetowers", "--detections", str(detections)])
+    assert code == 2 and "cannot be read (no such file" in capsys.readouterr().out
