@@ -1240,10 +1240,12 @@ class _Hidden:
 
 
 def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
-                hidden: _Hidden | None = None) -> _Found:
+                hidden: _Hidden | None = None, colour: np.ndarray | None = None) -> _Found:
     """The hex board from its lines (either polarity, at full and then half resolution); when
     that finds little, also from light cells ringed by darker lines (boards drawn with wide dark
-    gaps between the cells). `hidden`: where a hand covers the frame (see `_place_hex_board`)."""
+    gaps between the cells); when neither finds a lattice, from the board's outline. `hidden`:
+    where a hand covers the frame (see `_place_hex_board`); `colour`: the BGR frame, when there is
+    one, for outlines that show in colour only."""
 
     def at(factor: float) -> Callable[[], _Found]:
         small = gray if factor == 1 else cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
@@ -1263,23 +1265,42 @@ def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateC
         # No lattice at all: lines too faint to close the cells (hairlines on white paper). The
         # board's own outline, a hexagon standing out from the table, places it instead.
         try:
-            return _locate_hex_by_outline(gray, scale, spec, config)
+            return _locate_hex_by_outline(gray, scale, spec, config, colour)
         except BoardNotFound:
             raise error from None
     return other if found is None or other.confidence > found.confidence else found
 
 
-def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
+                           colour: np.ndarray | None = None) -> _Found:
     """The hex board from its outline: a six-sided region standing out from the table, its corners
     in the directions of the corner cells (a hexagon of hexes). The margin between the outline and
     the cells is unknown, so the cells are placed by trying each margin and keeping the one whose
-    cell sides fall on the picture's lines (and whose cell middles do not)."""
-    hexagons = _board_hexagons(gray, config)
-    if not hexagons:
-        raise BoardNotFound("no-board", "no hex lattice, and no six-sided board outline")
+    cell sides fall on the picture's lines (and whose cell middles do not).
+
+    The region is looked for in the grey picture and, when no outline there places the cells and
+    the colour frame is given, in its plainness (255 - saturation): white paper on a lamp-lit beige
+    table is no lighter than the table's brightest patch, but it is much less coloured (Ice Arena
+    render 5097). Only then: offered beside the grey outlines, a plainness outline won render 5053
+    on wrong cells."""
     line_masks = [_near_a_line(resp, config) for resp in line_responses(gray, config.hex_line_sigma)]
+    best = _best_outline_fit(_board_hexagons(gray, config), line_masks, spec, config)
+    if (best is None or best[0] < config.hex_outline_min_score) and colour is not None and colour.ndim == 3:
+        small = cv2.resize(colour, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_AREA)
+        plain = _board_hexagons(255 - cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1], config)
+        best = _best_outline_fit(plain, line_masks, spec, config) or best
+    if best is None or best[0] < config.hex_outline_min_score:
+        raise BoardNotFound("no-board", "no hex lattice, and no board outline whose cells match the picture's lines")
     n = spec.hex_radius
-    total = 3 * n * (n + 1) + 1
+    hf = _scale_h(best[1], 1 / scale)
+    return _Found(min(1.0, best[0]), "outline", 3 * n * (n + 1) + 1, [hf @ _hex_rotation(k6) for k6 in range(6)])
+
+
+def _best_outline_fit(hexagons: list[np.ndarray], line_masks: list[np.ndarray], spec: BoardSpec,
+                      config: LocateConfig) -> tuple[float, np.ndarray] | None:
+    """(score, board mm -> work pixels) of the best placement of the cells inside any of the
+    outlines, over the margins tried; None when no outline is a hexagon in perspective."""
+    n = spec.hex_radius
     cells = np.array([_hex_centre(q, r, spec.hex_mm) for q in range(-n, n + 1) for r in range(-n, n + 1)
                       if abs(q + r) <= n])
     angles = np.radians(30 + 60 * np.arange(7))
@@ -1304,10 +1325,7 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
                     score = _share_on(on_line, _apply_h(h, on_sides)) - _share_on(on_line, _apply_h(h, inside))
                     if best is None or score > best[0]:
                         best = (score, h)
-    if best is None or best[0] < config.hex_outline_min_score:
-        raise BoardNotFound("no-board", "no hex lattice, and no board outline whose cells match the picture's lines")
-    hf = _scale_h(best[1], 1 / scale)
-    return _Found(min(1.0, best[0]), "outline", total, [hf @ _hex_rotation(k6) for k6 in range(6)])
+    return best
 
 
 def _near_a_line(line_strength: np.ndarray, config: LocateConfig) -> np.ndarray:
@@ -1906,7 +1924,9 @@ def _coaster_corners(spec: BoardSpec, pos: int) -> np.ndarray:
 
 
 def _hand_mask(image: np.ndarray, config: LocateConfig) -> np.ndarray | None:
-    """Pixels of a hand or arm: skin-coloured, and not of the table's colour."""
+    """Pixels of a hand or arm: skin-coloured, and not of the table's colour (None in a grey picture)."""
+    if image.ndim != 3:
+        return None
     skin = skin_mask(image)
     if not skin.any():
         return None
@@ -2055,7 +2075,8 @@ class Locator:
             hex_gray = cv2.resize(full_gray, (round(ww * hex_scale), round(hh * hex_scale)),
                                   interpolation=cv2.INTER_AREA) if hex_scale < 1 else full_gray
             hand = _hand_mask(small, cfg)
-            found = _locate_hex(hex_gray, hex_scale, self.spec, cfg, None if hand is None else _Hidden(hand, scale))
+            found = _locate_hex(hex_gray, hex_scale, self.spec, cfg, None if hand is None else _Hidden(hand, scale),
+                                image)
         elif kind == "coasters":
             found = _locate_coasters(small, scale, self.spec, cfg)
         else:
