@@ -65,8 +65,6 @@ class LocateConfig:
     neighbours: int = 8
     max_seeds: int = 40
     """Cell guesses grown into lattices at most, on squares (`hex_max_seeds` on hexes)."""
-    hypothesis_seeds: int = 120
-    """Cue points (strongest first) whose cell guesses are scored."""
     grow_tolerance: float = 0.28
     """Fraction of a cell within which a cue is taken as the predicted lattice point."""
     enough_fraction: float = 0.85
@@ -713,7 +711,7 @@ def grow_lattice(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_e
     np.fill_diagonal(d2, np.inf)
     knn = np.argsort(d2, axis=1)[:, : config.neighbours]
     cues = _CueMap(pts)
-    hyps = _seed_hypotheses(pts, knn, lattice, config, min(n, config.hypothesis_seeds), cues)
+    hyps = _seed_hypotheses(pts, knn, lattice, config, cues)
     if not hyps:
         return None
     order = np.arange(len(hyps))
@@ -773,10 +771,11 @@ def _neighbours_in(lattice_cues: dict[int, tuple[int, int]], ids: list[int], ste
 
 
 def _seed_hypotheses(pts: np.ndarray, knn: np.ndarray, lattice: _Lattice, config: LocateConfig,
-                     seeds: int, cues: _CueMap) -> list[list[int]]:
-    """The first `seeds` cues' two most cell-like guesses each: [seed, a, b] (hex: three mutual
+                     cues: _CueMap) -> list[list[int]]:
+    """Each cue's two most cell-like guesses, in the cues' order: [seed, a, b] (hex: three mutual
     neighbours, an equilateral triangle in the plane) or [seed, a, b, a + b] (squares: a whole
     cell), the seed at index (0, 0), a at (1, 0), b at (0, 1)."""
+    seeds = len(pts)
     lo, hi = math.cos(math.radians(lattice.max_angle)), math.cos(math.radians(lattice.min_angle))
     first, second = np.triu_indices(knn.shape[1], 1)
     seed = np.repeat(np.arange(seeds), len(first))
@@ -809,14 +808,15 @@ def _seed_hypotheses(pts: np.ndarray, knn: np.ndarray, lattice: _Lattice, config
     return out
 
 
-# Index steps within two of a lattice point, where an affine guess is still close to the truth.
-_NEAR_STEPS = np.array([(i, j) for i in range(-2, 3) for j in range(-2, 3) if (i, j) != (0, 0)], float)
+# Index steps within two of a lattice point: where an affine guess is still close to the truth,
+# and where the shortest image steps of a grown lattice are looked for.
+_STEPS = np.array([(i, j) for i in range(-2, 3) for j in range(-2, 3) if (i, j) != (0, 0)], float)
 
 
 def _local_support(cues: _CueMap, triples: np.ndarray, lattice: _Lattice, tolerance: float) -> np.ndarray:
     """For each guess (seed, a, b), how many lattice points near the seed have a cue where its
     affine lattice puts them: a guess from a real cell of the board finds most of them."""
-    steps = _NEAR_STEPS
+    steps = _STEPS
     if lattice.triangles:  # hex: only points within two steps (i, j, -i-j all small)
         steps = steps[np.abs(steps.sum(1)) <= 2]
     pts = cues.pts
@@ -826,9 +826,6 @@ def _local_support(cues: _CueMap, triples: np.ndarray, lattice: _Lattice, tolera
     cell = np.minimum(np.hypot(u[:, 0], u[:, 1]), np.hypot(v[:, 0], v[:, 1]))
     _, d2 = cues.nearest(pred)
     return (d2 < (tolerance * cell[:, None]) ** 2).sum(1)
-
-
-_STEPS = np.array([(i, j) for i in range(-2, 3) for j in range(-2, 3) if (i, j) != (0, 0)], float)
 
 
 def _reduce_basis(pts: np.ndarray, lattice: _Lattice, got: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
