@@ -1398,18 +1398,19 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
     """
     n = spec.hex_radius
     qs, rs = idx[:, 0], idx[:, 1]
-    matched_set = {tuple(k) for k in idx}
     cellness = cellness.copy()
-    cellness[np.array([tuple(k) in matched_set for k in pos.astype(int)])] = 1.0
+    cellness[(pos.astype(int)[:, None, :] == idx[None, :, :]).all(2).any(1)] = 1.0  # the lattice's own cells
     mid = idx.mean(0)
-    scored = []
-    for cq in range(qs.min() - n, qs.max() + n + 1):
-        for cr in range(rs.min() - n, rs.max() + n + 1):
-            dq, dr = pos[:, 0] - cq, pos[:, 1] - cr
-            within = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
-            off = np.array([cq, cr]) - mid
-            scored.append((round(float(cellness[within].sum()), 1), -float(off @ off), cq, cr))
-    scored.sort(reverse=True)
+    # Every centre (cq, cr) near the lattice, scored by the cellness of the radius-n hexagon round it.
+    cq, cr = np.meshgrid(np.arange(qs.min() - n, qs.max() + n + 1), np.arange(rs.min() - n, rs.max() + n + 1),
+                         indexing="ij")
+    centres = np.stack([cq.ravel(), cr.ravel()], 1)
+    dq, dr = pos[None, :, 0] - centres[:, :1], pos[None, :, 1] - centres[:, 1:]
+    within = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
+    sums = np.where(within, cellness[None, :], 0.0).sum(1)
+    offs = ((centres - mid) ** 2).sum(1)
+    scored = sorted(((round(float(v), 1), -float(o), int(q), int(r)) for v, o, (q, r) in zip(sums, offs, centres)),
+                    reverse=True)
     best = scored[0]
     close = [c for c in scored[:6] if c[0] >= best[0] - config.hex_placement_tie]
     if len(close) > 1:
@@ -1437,7 +1438,8 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
     # A blob's centroid is not the image of the cell's centre under perspective (the near half
     # looks bigger): predict that offset from the fitted view and take it out, then refit.
     for _ in range(2):
-        bias = np.array([_polygon_centroid(_apply_h(hf, hexagon + c)) for c in src]) - _apply_h(hf, src)
+        seen = _apply_h(hf, (hexagon[None] + src[:, None, :]).reshape(-1, 2)).reshape(len(src), len(hexagon), 2)
+        bias = _polygon_centroids(seen) - _apply_h(hf, src)
         hf, _ = cv2.findHomography(src, cue_img - bias, 0)
     outline = _apply_h(hf, spec.outline()) * scale
     if _outside(outline, gray.shape, config.frame_margin_px):
@@ -1582,14 +1584,16 @@ def _locate_hex_by_light_cells(gray: np.ndarray, scale: float, spec: BoardSpec, 
     return _place_hex_board(gray, scale, spec, config, idx, img, pos, cellness, total, hidden)
 
 
-def _polygon_centroid(poly: np.ndarray) -> np.ndarray:
-    x, y = poly[:, 0], poly[:, 1]
-    xn, yn = np.roll(x, -1), np.roll(y, -1)
+def _polygon_centroids(polys: np.ndarray) -> np.ndarray:
+    """Area centroids of polygons (N x corners x 2)."""
+    x, y = polys[..., 0], polys[..., 1]
+    xn, yn = np.roll(x, -1, axis=1), np.roll(y, -1, axis=1)
     cross = x * yn - xn * y
-    area = cross.sum() / 2
-    if abs(area) < 1e-12:
-        return poly.mean(0)  # a degenerate view of the cell: no better centre to offer
-    return np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6 * area)
+    area = cross.sum(1) / 2
+    flat = np.abs(area) < 1e-12  # a degenerate view of a cell: no better centre to offer than the corners' mean
+    safe = np.where(flat, 1.0, area)
+    centroid = np.stack([((x + xn) * cross).sum(1), ((y + yn) * cross).sum(1)], 1) / (6 * safe[:, None])
+    return np.where(flat[:, None], polys.mean(1), centroid)
 
 
 def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> list[list[np.ndarray]]:
@@ -1927,13 +1931,17 @@ def _hand_mask(image: np.ndarray, config: LocateConfig) -> np.ndarray | None:
     skin = skin_mask(image)
     if not skin.any():
         return None
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
     h, w = skin.shape
     rim = max(2, min(h, w) // 20)
     border = np.concatenate([lab[:rim].reshape(-1, 3), lab[-rim:].reshape(-1, 3),
                              lab[:, :rim].reshape(-1, 3), lab[:, -rim:].reshape(-1, 3)])
-    table = np.median(border, axis=0)
-    hand = skin & (np.linalg.norm(lab - table, axis=2) > config.coaster_table_lab)
+    table = np.median(border.astype(np.float32), axis=0)
+    # Only the skin-coloured pixels are measured against the table's colour (the costly part).
+    ys, xs = np.nonzero(skin)
+    far = ((lab[ys, xs].astype(np.float32) - table) ** 2).sum(1) > config.coaster_table_lab ** 2
+    hand = np.zeros_like(skin)
+    hand[ys[far], xs[far]] = True
     return None if hand.mean() > config.coaster_hand_share else hand
 
 
