@@ -35,9 +35,6 @@ import threading
 import time
 from pathlib import Path
 
-import cv2
-import numpy as np
-
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -45,7 +42,8 @@ sys.path.insert(0, str(ROOT))
 from companion.records import agreeing_prefix  # noqa: E402
 from companion.pipeline import CameraFeed, PipelineConfig  # noqa: E402
 from companion.session import SessionHub, SourceRunner  # noqa: E402
-from companion.sources import DrawnTable, Frame, MarkerDetector, demo_video_path, open_source  # noqa: E402
+from companion.sources import (DrawnTable, Frame, MarkerDetector, decode_image, demo_video_path,  # noqa: E402
+                               open_source)
 
 SAMPLE = ROOT / "companion" / "data" / "samples" / "icebomb-arena-4p.jsonl"
 
@@ -65,14 +63,12 @@ class ListSource:
         if self.i >= len(self.frames):
             return None
         self.i += 1
-        return Frame(as_picture(self.frames[self.i - 1]), self.i - 1, time.monotonic(), f"#{self.i - 1}")
+        frame = self.frames[self.i - 1]
+        image, problem = decode_image(frame, f"#{self.i - 1}") if isinstance(frame, bytes) else (frame, None)
+        return Frame(image, self.i - 1, time.monotonic(), f"#{self.i - 1}", problem)
 
     def close(self):
         pass
-
-
-def as_picture(frame):
-    return cv2.imdecode(np.frombuffer(frame, np.uint8), cv2.IMREAD_COLOR) if isinstance(frame, bytes) else frame
 
 
 def drawn_frames(events: int, start: int) -> tuple[list, list[str]]:
@@ -94,17 +90,22 @@ def drawn_frames(events: int, start: int) -> tuple[list, list[str]]:
     return frames, texts[:start]
 
 
-def demo_frames(limit: int) -> list[bytes]:
+def demo_frames(limit: int) -> list:
     """The demo's frames as its JPEG files' bytes (a still table's file is listed for each frame
-    that shows it, and read once)."""
+    that shows it, and read once); decoded pictures when the demo is a video file."""
     source = open_source("demo-video")
     source.open()
-    files: dict[Path, bytes] = {}
     frames = []
-    for path in source.paths[:limit]:
-        if path not in files:
-            files[path] = path.read_bytes()
-        frames.append(files[path])
+    if hasattr(source, "paths"):
+        files: dict[Path, bytes] = {}
+        for path in source.paths[:limit]:
+            if path not in files:
+                files[path] = path.read_bytes()
+            frames.append(files[path])
+    else:
+        while len(frames) < limit and (f := source.read()) is not None:
+            if f.image is not None:
+                frames.append(f.image)
     source.close()
     return frames
 
@@ -257,7 +258,7 @@ def main() -> int:
     else:
         frames, prefix = drawn_frames(args.events, start)
         detect, kind, detector_name = MarkerDetector(), "drawn table", "marker stand-in (no model)"
-    first = as_picture(frames[0])
+    first = decode_image(frames[0], "first frame")[0] if isinstance(frames[0], bytes) else frames[0]
     result = {"frames_from": kind, "detector": detector_name, "size": f"{first.shape[1]}x{first.shape[0]}",
               "cpu_count": os.cpu_count(), "load_average": [round(v, 2) for v in os.getloadavg()]}
     demo_record = SAMPLE if use_demo else None
