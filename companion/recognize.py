@@ -171,24 +171,15 @@ class Unreadable:
         return {"image": self.image, "error": self.reason}
 
 
-def read_picture(path: Path) -> tuple[np.ndarray | None, str | None]:
-    """(BGR picture, None) or (None, why it cannot be read) for an image file."""
-    from companion.sources import decode_image
-
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return None, (exc.strerror or str(exc)).lower()
-    return decode_image(data, Path(path).name)
-
-
 def recognize_files(recognizer: Recognizer, images: Sequence[Path],
                     annotate_to: Path | None = None) -> list[Observation | Unreadable]:
     """Observations of image files, one each, in order (an `Unreadable` for a file that cannot be
     read); annotated copies written under `annotate_to` when given."""
+    from companion.sources import read_image_file
+
     out: list[Observation | Unreadable] = []
     for path in images:
-        frame, problem = read_picture(path)
+        frame, problem = read_image_file(path)
         if frame is None:
             out.append(Unreadable(str(path), problem or "not a readable image"))
             continue
@@ -253,7 +244,7 @@ def cmd_recognize(args) -> int:
     else:
         for o in results:
             if isinstance(o, Unreadable):
-                print(f"{o.image}: cannot be read ({o.reason})")
+                print(f"{o.image}: {o.reason}")
                 continue
             print(f"{o.image}: board {o.board.kind + f' (confidence {o.board.confidence:.2f})' if o.board else 'not found'}"
                   + ("" if not o.notes else " - " + "; ".join(o.notes)))

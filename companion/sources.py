@@ -151,6 +151,15 @@ class VideoFileSource:
             self._cap = None
 
 
+def read_image_file(path: Path) -> tuple[np.ndarray | None, str | None]:
+    """(BGR image, None) or (None, why not) for an image file."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return None, f"cannot be read ({(exc.strerror or str(exc)).lower()})"
+    return decode_image(data, Path(path).name)
+
+
 def decode_image(data: bytes, name: str) -> tuple[np.ndarray | None, str | None]:
     """(BGR image, None) or (None, why not) for the bytes of one image file."""
     if not data:
@@ -189,11 +198,7 @@ class ImageFolderSource:
             return None
         index, path = self._next, self._paths[self._next]
         self._next += 1
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            return Frame(None, index, time.monotonic(), path.name, f"cannot be read ({exc.strerror or exc})")
-        image, problem = decode_image(data, path.name)
+        image, problem = read_image_file(path)
         return Frame(image, index, time.monotonic(), path.name, problem)
 
     @property
