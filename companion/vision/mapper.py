@@ -11,7 +11,9 @@ another when its contact point lies on the lower piece's axis (contact to apex) 
 by the two sizes, its rim meets the lower piece's faces. Stacks are ordered bottom to top by size
 (a larger piece cannot rest on a smaller one); among equal sizes, which rise only 2-3 mm on each
 other, a piece whose apex keypoint is scored as covered goes below one whose apex shows, then by
-height along the axis, measured over the keypoints and the box's top and bottom together.
+height along the axis, measured over the keypoints and the box's top and bottom together. A piece
+whose apex is out of sight (a stack cut by the frame's top edge) is tested along the camera's vertical
+at its contact point, from the board's homography.
 Lying pieces whose bodies overlap are one nest, the largest outside.
 
 Whatever the mapper doubts (a point near a cell border, a direction between two, a missing
@@ -34,7 +36,7 @@ from companion.geometry import stack_rise
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Pose, Size
 from companion.vision.detection import Detection, box_area, box_intersection, box_iou
 from companion.vision.locate import BoardLocation, BoardSpec
-from companion.vision.sizing import check_sizes
+from companion.vision.sizing import PlaneCamera, check_sizes
 from companion.vision.observation import PYRAMID, Observation, SeenBoard, SeenPiece
 
 SQUARE_HEADINGS = {"N": 0.0, "NE": 45.0, "E": 90.0, "SE": 135.0, "S": 180.0, "SW": 225.0, "W": 270.0, "NW": 315.0}
@@ -198,7 +200,11 @@ class Mapper:
                 if d.apex is not None and d.keypoint_confidence[0] < cfg.hidden_apex:
                     covered.add(len(pieces) - 1)
         stack_ids = _Counter()
-        pieces = self._stack(pieces, upright, location, stack_ids, covered)
+        # A piece cut by the frame's edge may show its contact but not its apex; its axis, which the
+        # stack tests measure along, is then where the camera puts it. Only the tests use it.
+        estimated = _apexes_from_camera(pieces, upright, location)
+        stacked = self._stack(estimated, upright, location, stack_ids, covered)
+        pieces = [replace(s, apex=p.apex) for s, p in zip(stacked, pieces)]
         pieces = self._nest(pieces, lying, stack_ids)
         corners = tuple((float(x), float(y)) for x, y in location.corners)
         board = SeenBoard(spec.kind, corners, float(location.confidence))
@@ -402,6 +408,26 @@ class Mapper:
                 out[k] = replace(out[k], stack=stack_id, level=level, cell=host.cell, zone=host.zone,
                                  table_mm=host.table_mm, unsure=tuple(unsure))
         return out
+
+
+def _apexes_from_camera(pieces: list[SeenPiece], upright: list[int], location: BoardLocation) -> list[SeenPiece]:
+    """The pieces, with each upright pyramid that has a contact point but no apex given the apex it
+    would have standing on the plane there (the camera from the board's homography)."""
+    missing = [k for k in upright if pieces[k].apex is None and pieces[k].contact is not None
+               and pieces[k].size is not None]
+    if not missing:
+        return pieces
+    camera = PlaneCamera.from_homography(np.asarray(location.H, float), location.image_size)
+    if camera is None:
+        return pieces
+    out = list(pieces)
+    ground = location.image_to_board(np.array([pieces[k].contact for k in missing], float).reshape(-1, 2))
+    for k, (x, y) in zip(missing, ground):
+        base, tip = camera.project(np.array([[x, y, 0.0], [x, y, HEIGHT_MM[pieces[k].size]]]))
+        contact = np.array(pieces[k].contact)
+        apex = contact + (tip - base)
+        out[k] = replace(pieces[k], apex=(float(apex[0]), float(apex[1])))
+    return out
 
 
 class _Counter:
