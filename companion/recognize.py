@@ -2,9 +2,10 @@
 
 `Recognizer` joins board localisation (`companion.vision.locate`), a detector (any callable from a
 BGR frame to `Detection`s, so tests and tools can inject one without a model) and the mapper.
-A frame where no board is found still yields an observation: the pieces in pixels, unmapped,
-marked unsure, with the reason in `notes`. On a bare table (IceTowers) without its marker sheet the
-towers are still grouped, in the picture alone: a score needs which pieces stand on which, not where.
+A frame where no board is found still yields an observation: the pieces in pixels, stacks and
+nests grouped in the picture, no cells, marked unsure, with the reason in `notes`. On a bare table
+(IceTowers) without its marker sheet the towers are grouped the same way: a score needs which pieces
+stand on which, not where.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from companion.models import COLOUR_WEIGHTS, detector_for_inference
 from companion.vision.locate import BoardLocation, BoardNotFound, BoardSpec, Locator, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.mapper import Mapper, MapperConfig, config_for
-from companion.vision.observation import Observation, SeenPiece
+from companion.vision.observation import Observation
 
 DetectFn = Callable[[np.ndarray], list[Detection]]
 DEFAULT_MODEL = detector_for_inference()
@@ -56,9 +57,24 @@ def towers_in_the_picture(mapper: Mapper, detections: Sequence[Detection], locat
     axes), so towers come out right without the table's plane, while sizes are not checked against a
     geometry (there is none), no piece gets table coordinates, and no seat zone is claimed (zones are
     bearings on the table's plane)."""
-    in_pixels = Mapper(mapper.game, replace(mapper.config, check_sizes=False, seats=0, seat_bearings=()))
+    in_pixels = Mapper(mapper.game, replace(mapper.config, check_sizes=False, seats=0, seat_bearings=(),
+                                            plane_in_pixels=True))
     seen = in_pixels.map(detections, location, name)
     pieces = tuple(replace(p, table_mm=None) for p in seen.pieces)
+    return Observation(mapper.game, pieces, None, name, notes)
+
+
+def pieces_in_the_picture(mapper: Mapper, detections: Sequence[Detection], location: BoardLocation,
+                          name: str | None, notes: tuple[str, ...]) -> Observation:
+    """A board game's observation when its board is not found: stacks and nests still grouped in
+    the picture (`towers_in_the_picture`), but no cell, zone or direction (those need the board), and
+    every piece unsure."""
+    seen = towers_in_the_picture(mapper, detections, location, name, notes)
+    # Bearings on the picture's plane are not the board's directions: doubts about them go too.
+    pieces = tuple(replace(p, direction=None, cell=None, zone=None,
+                           unsure=("board not found",) + tuple(u for u in p.unsure if not u.startswith(
+                               ("direction between", "nested piece points"))))
+                   for p in seen.pieces)
     return Observation(mapper.game, pieces, None, name, notes)
 
 
@@ -97,10 +113,7 @@ class Recognizer:
             if self.spec.kind == "table":
                 return towers_in_the_picture(self._mapper, detections, picture_plane(prepared.shape), name,
                                              (str(exc), PICTURE_PLANE_NOTE))
-            pieces = tuple(SeenPiece(kind=d.kind, colour=d.colour, size=d.size, pose=d.pose, box=d.box, apex=d.apex,
-                                     contact=d.contact, confidence=d.confidence, unsure=("board not found",))
-                           for d in detections)
-            return Observation(self.game, pieces, None, name, (str(exc),))
+            return pieces_in_the_picture(self._mapper, detections, picture_plane(prepared.shape), name, (str(exc),))
         detections = (detect_near_board(self.detect, prepared, board_outline(location),
                                         seat_zones=self._mapper.config.seats > 0) if self.look_closer
                       else self.detect(prepared))

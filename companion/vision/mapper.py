@@ -71,6 +71,8 @@ class MapperConfig:
             seen twice (a lying large also read as a medium), and a pyramid mostly inside a
             surer pawn's box is that pawn's head: the less sure detection is dropped.
         same_piece_iou: see `pieces_overlap`.
+        plane_in_pixels: the plane is the picture itself (no board or table sheet found): its
+            distances are pixels, so a nest's reach is its host's own length in the picture.
     """
 
     directions: int = 4
@@ -91,6 +93,7 @@ class MapperConfig:
     check_sizes: bool = True
     pieces_overlap: bool = True
     same_piece_iou: float = 0.45
+    plane_in_pixels: bool = False
 
 
 def bearing(dx: float, dy: float) -> float:
@@ -202,7 +205,7 @@ class Mapper:
         stack_ids = _Counter()
         # A piece cut by the frame's edge may show its contact but not its apex; its axis, which the
         # stack tests measure along, is then where the camera puts it. Only the tests use it.
-        estimated = _apexes_from_camera(pieces, upright, location)
+        estimated = _apexes_from_camera(pieces, upright, location, cfg.plane_in_pixels)
         stacked = self._stack(estimated, upright, location, stack_ids, covered)
         pieces = [replace(s, apex=p.apex) for s, p in zip(stacked, pieces)]
         pieces = self._nest(pieces, lying, stack_ids)
@@ -382,6 +385,20 @@ class Mapper:
         return sorted(group, key=lambda k: (-(pieces[k].size or 0), k not in covered,
                                             self._height(pieces[k], unit)))
 
+    def _inside_body(self, piece: SeenPiece, host: SeenPiece) -> bool:
+        """Whether a lying piece lies within a larger lying one's body: on the plane, closer than
+        `nest_overlap` of the host's length; on a plane in pixels (whose scale is unknown) also when
+        its box lies four fifths or more inside the host's."""
+        if piece.table_mm and host.table_mm and not self.config.plane_in_pixels:
+            return math.dist(piece.table_mm, host.table_mm) < self.config.nest_overlap * HEIGHT_MM[host.size or Size.LARGE]
+        if not self.config.plane_in_pixels:
+            return False
+        if piece.table_mm and host.table_mm and host.apex is not None and host.contact is not None \
+                and math.dist(piece.table_mm, host.table_mm) < self.config.nest_overlap * math.dist(host.apex, host.contact):
+            return True
+        area = box_area(piece.box)
+        return area > 0 and box_intersection(piece.box, host.box) / area > 0.8
+
     def _nest(self, pieces: list[SeenPiece], lying: list[int], ids: _Counter) -> list[SeenPiece]:
         out = list(pieces)
         groups: list[list[int]] = []
@@ -389,9 +406,7 @@ class Mapper:
             p = pieces[k]
             for group in groups:
                 host = pieces[group[0]]
-                reach = self.config.nest_overlap * HEIGHT_MM[host.size or Size.LARGE]
-                if p.table_mm and host.table_mm and math.dist(p.table_mm, host.table_mm) < reach \
-                        and (p.size or 0) < (host.size or 4):
+                if (p.size or 0) < (host.size or 4) and self._inside_body(p, host):
                     group.append(k)
                     break
             else:
@@ -410,13 +425,17 @@ class Mapper:
         return out
 
 
-def _apexes_from_camera(pieces: list[SeenPiece], upright: list[int], location: BoardLocation) -> list[SeenPiece]:
+def _apexes_from_camera(pieces: list[SeenPiece], upright: list[int], location: BoardLocation,
+                        plane_in_pixels: bool = False) -> list[SeenPiece]:
     """The pieces, with each upright pyramid that has a contact point but no apex given the apex it
-    would have standing on the plane there (the camera from the board's homography)."""
+    would have standing on the plane there (the camera from the board's homography); on a plane in
+    pixels, which gives no camera, straight up the picture to its box's top (a camera from the side)."""
     missing = [k for k in upright if pieces[k].apex is None and pieces[k].contact is not None
                and pieces[k].size is not None]
     if not missing:
         return pieces
+    if plane_in_pixels:
+        return [replace(p, apex=(p.contact[0], p.box[1])) if k in missing else p for k, p in enumerate(pieces)]
     camera = PlaneCamera.from_homography(np.asarray(location.H, float), location.image_size)
     if camera is None:
         return pieces

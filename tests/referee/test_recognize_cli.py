@@ -134,3 +134,28 @@ def test_an_unreadable_image_in_a_batch_is_named_with_its_reason_and_the_others_
     assert all(name in err for name in images[1:4])
     code = main(["recognize", str(missing), "--game", "icetowers", "--detections", str(detections)])
     assert code == 2 and "cannot be read (no such file" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("game", ["ice-arena", "space-arena", "zamboni-wars"])
+def test_without_its_board_a_games_stacks_and_nests_are_still_grouped_but_nothing_is_placed(game):
+    import numpy as np
+
+    from companion.recognize import Recognizer, board_spec_for
+    from companion.synth.labels import sidecar
+    from companion.synth.scenes import sample_scene
+    from companion.vision.mapper import Mapper, config_for, location_from_truth
+
+    grouped = 0
+    for seed in range(3):
+        truth = sidecar(sample_scene(game, seed, 640, 480), None)
+        detections = truth_detections(truth)
+        blank = np.full((480, 640, 3), 128, np.uint8)  # no board in view
+        seen = Recognizer(game, lambda frame: detections, board_spec_for(game), look_closer=False).observe(blank)
+        assert seen.board is None and seen.unsure and seen.notes
+        assert all(p.cell is None and p.zone is None and p.direction is None and p.table_mm is None
+                   and "board not found" in p.unsure for p in seen.pieces)
+        # The same stacks and nests, bottom to top, as the mapper finds on the located board.
+        on_board = Mapper(game, config_for(game)).map(detections, location_from_truth(truth))
+        assert [[p.box for p in s] for s in seen.stacks()] == [[p.box for p in s] for s in on_board.stacks()]
+        grouped += len(seen.stacks())
+    assert grouped > 0
