@@ -12,7 +12,9 @@ corner, a shadow for a bead). When the position is not read exactly, the referee
 the change since the last position it agreed on (the baseline), as chess-camera projects do: a
 legal action whose own changes are exactly the items that appeared and vanished since then
 explains the move, and the misreads, seen in both positions, cancel out. Such a verdict says so
-(`by_change`) and names the differences that persist.
+(`by_change`) and names the differences that persist. Pieces do not change size: a pyramid seen
+in the same place, pose and direction but read another size than in the baseline is the same piece
+read two ways, not part of the move.
 
 A fixed camera also says where its picture changed since the baseline (the cells under the blobs
 of changed pixels, `companion.vision.change`). When the detector's items explain nothing (a clear
@@ -265,6 +267,7 @@ class Referee:
         expected_now = self.adapter.expected(self.state)
         appeared = (seen - before) - (expected_now - before)
         vanished = (before - seen) - (before - expected_now)
+        appeared, vanished = without_size_swaps(appeared, vanished)
         if changed is not None:
             def still(item: str) -> bool:
                 where = item_where(item)
@@ -291,8 +294,9 @@ class Referee:
         for e in ranked:
             if not e.actions:
                 continue
-            after = self.adapter.expected(e.state)
-            if after - expected_now == appeared and expected_now - after == vanished:
+            added, removed = without_size_swaps(self.adapter.expected(e.state) - expected_now,
+                                                expected_now - self.adapter.expected(e.state))
+            if added == appeared and removed == vanished:
                 exact.append(e)
         fewest = min((len(e.actions) for e in exact), default=0)
         exact = [e for e in exact if len(e.actions) == fewest]
@@ -309,6 +313,32 @@ class Referee:
         if verdict.accepted:
             self.state = verdict.state
         return verdict
+
+
+def without_size_swaps(appeared: Counter, vanished: Counter) -> tuple[Counter, Counter]:
+    """What appeared and vanished, less each pyramid that vanished and reappeared in the same place,
+    pose and direction with another size: pieces do not change size, so that is one piece read two
+    ways (a plan piece beside the board read S in one position and M in the next), not a move."""
+    appeared, vanished = Counter(appeared), Counter(vanished)
+    for item in sorted(appeared):
+        key = _sizeless(item)
+        for other in sorted(vanished):
+            if key is None or not appeared[item]:
+                break
+            if vanished[other] and _sizeless(other) == key:
+                pairs = min(appeared[item], vanished[other])
+                appeared[item] -= pairs
+                vanished[other] -= pairs
+    return +appeared, +vanished
+
+
+def _sizeless(item: str) -> str | None:
+    """A pyramid's item text with its size left out ('yellow N @P2' for 'yellow-S N @P2'); None for
+    a token, and for an item that names no place (an IceTowers tower or piece: same colour is not
+    same piece there)."""
+    what, _, rest = item.partition(" ")
+    colour, dash, size = what.rpartition("-")
+    return f"{colour} {rest}" if dash and size in ("S", "M", "L", "?") and " @" in item else None
 
 
 def _is_cell(where: str) -> bool:

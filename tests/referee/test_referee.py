@@ -204,3 +204,39 @@ def test_a_misread_that_ends_is_not_part_of_the_next_move():
     verdict = _icebomb_referee(state).judge(after, baseline)
     assert verdict.accepted and verdict.by_change and [str(a) for a in verdict.actions] == ["P1 bomb c1"]
     assert verdict.persistent == ("pawn @f3",)
+
+
+def _observed(items):
+    """An Icebomb Arena observation of item texts ('pawn @e4', 'red-M E @P1', 'yellow-M U @P2')."""
+    pieces = []
+    for item in items:
+        what, where = item.rsplit(" @", 1)
+        place = {"zone": where} if where[:1] == "P" else {"cell": where}
+        if " " not in what:
+            pieces.append(SeenPiece(kind=what, **place))
+            continue
+        name, facing = what.split(" ")
+        colour, size = name.split("-")
+        pose = Pose.UPRIGHT if facing == "U" else Pose.LYING
+        pieces.append(SeenPiece(kind="pyramid", colour=Colour(colour), size=Size.parse(size), pose=pose,
+                                direction=None if facing == "U" else facing, **place))
+    return Observation("icebomb-arena", tuple(pieces))
+
+
+def test_a_piece_that_stays_put_but_is_read_another_size_is_a_misread_not_part_of_the_move():
+    state = get_game("icebomb-arena").new_initial_state(4)
+    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS", "P4 bid SS", "P3 bomb d4", "P4 bomb h5", "P1 bomb c1",
+                 "P2 bomb a6", "P3 bomb h6", "P4 bomb d2", "P1 bomb g4", "P2 bomb g6", "P3 enter e4", "P4 enter e8",
+                 "P1 enter h7", "P2 enter f5", "P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW"):
+        state = state.apply(text)
+    referee = _icebomb_referee(state)
+    baseline = _observed(referee.adapter.expected(state).elements())
+    moved = state.apply("P3 move SN")
+    # P3 stepped north with its small; P4's small beside the board, untouched, now reads as a medium.
+    after = [("blue-M E @P4" if item == "blue-S E @P4" else item) for item in referee.adapter.expected(moved).elements()]
+    verdict = referee.judge(_observed(after), baseline)
+    assert verdict.accepted and verdict.by_change and [str(a) for a in verdict.actions] == ["P3 move SN"]
+    assert verdict.persistent == ("blue-M E @P4", "blue-S E @P4")
+    # A piece that changes size where it lies while nothing legal moves is still no move of its own.
+    flipped = [("blue-M E @P4" if item == "blue-S E @P4" else item) for item in referee.adapter.expected(state).elements()]
+    assert referee.judge(_observed(flipped), baseline).text == "no move"
