@@ -5,6 +5,8 @@
 - checkerboard-9x6-25mm: the camera-calibration target (9x6 inner corners, 25 mm squares).
 - table-marker-50mm: ArUco marker 0 (DICT_4X4_50), 50 mm, for the bare-table (IceTowers) plane.
 - charuco-7x5-30mm: a ChArUco board, an alternative target that tolerates partial views.
+- corner-markers-50mm: ArUco markers 1-4, 50 mm, to lay at a chessboard's or the coasters' outer
+  corners when the board cannot be found by itself (`companion.vision.locate.corner_marker_squares`).
 
 Markers come from OpenCV's own aruco module. Print at 100 % ("actual size"), then measure a
 square with a ruler: the calibration uses the size you pass to --square-mm.
@@ -38,6 +40,30 @@ def on_a4(image: np.ndarray, caption: str, landscape: bool = False) -> np.ndarra
     y0, x0 = (page.shape[0] - mm(12) - h) // 2, (page.shape[1] - w) // 2
     page[y0:y0 + h, x0:x0 + w] = image
     cv2.putText(page, caption, (mm(12), page.shape[0] - mm(4)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 3, cv2.LINE_AA)
+    return page
+
+
+# Which corner of each corner marker's black square touches the board's corner (marker 1 at a1's;
+# printed upright, the markers are laid reading upright from a1's side): see corner_marker_squares.
+TOUCHING = {1: "top-right", 2: "top-left", 3: "bottom-left", 4: "bottom-right"}
+
+
+def corner_markers_page(aruco, side_mm: float = 50.0) -> np.ndarray:
+    """Markers 1-4 on one A4 page, each with a triangle at the corner that touches the board."""
+    page = np.full((mm(297), mm(210)), 255, np.uint8)
+    side, cell = mm(side_mm), mm(95)
+    for k, marker in enumerate((4, 3, 1, 2)):  # as they lie round the board, seen from a1's side
+        x0, y0 = mm(10) + (k % 2) * cell + (cell - side) // 2, mm(25) + (k // 2) * mm(125)
+        page[y0:y0 + side, x0:x0 + side] = cv2.aruco.generateImageMarker(aruco, marker, side)
+        at = TOUCHING[marker]
+        cx = x0 + side + mm(2) if at.endswith("right") else x0 - mm(2)
+        cy = y0 - mm(2) if at.startswith("top") else y0 + side + mm(2)
+        dx, dy = (mm(6) if at.endswith("right") else -mm(6)), (-mm(6) if at.startswith("top") else mm(6))
+        cv2.fillConvexPoly(page, np.array([(cx, cy), (cx + dx, cy), (cx, cy + dy)], np.int32), 0)
+        label = f"corner marker {marker}" + (" (a1)" if marker == 1 else "")
+        cv2.putText(page, label, (x0, y0 + side + mm(14)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 3, cv2.LINE_AA)
+    caption = "Icehouse Companion: ArUco 4x4_50 markers 1-4, 50 mm. Black corner to the board's, outside it."
+    cv2.putText(page, caption, (mm(8), page.shape[0] - mm(6)), cv2.FONT_HERSHEY_SIMPLEX, 1.25, 0, 3, cv2.LINE_AA)
     return page
 
 
@@ -81,6 +107,7 @@ def main() -> None:
         "charuco-7x5-30mm": on_a4(cv2.aruco.CharucoBoard((7, 5), 30.0, 22.0, aruco).generateImage((mm(210), mm(150)),
                                                                                                  marginSize=mm(5)),
                                   "Icehouse Companion: ChArUco 7x5, 30 mm squares, 22 mm markers", landscape=True),
+        "corner-markers-50mm": corner_markers_page(aruco),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     for name, page in pages.items():

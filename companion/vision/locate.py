@@ -10,7 +10,9 @@ pieces and hands cover much of the board during play:
   robustly; sixteen labelled corners give the homography by RANSAC;
 - hex grid: the cells between the grid's lines (dark or light lines, found by a ridge filter),
   grown as a triangular lattice; light cells on dark gaps as a second cue;
-- bare table (IceTowers): an ArUco marker of known size lying on the table.
+- bare table (IceTowers): an ArUco marker of known size lying on the table;
+- a chessboard or the coasters that cannot be found by themselves (a plain or unusual board, poor
+  light): ArUco markers 1-4 laid at the board's outer corners (`corner_marker_squares`).
 
 Board-plane coordinates are millimetres: square boards have their origin at the outer corner
 of a1 (x towards later files, y towards higher ranks); hex boards at the centre cell; the table
@@ -321,7 +323,7 @@ class BoardLocation:
             `undistorted`), row by row.
         image_size: (width, height) of the frame.
         confidence: 0..1, the share of the board's cues that agreed with the fit.
-        method: which cues found it ('lattice', 'coasters', 'marker').
+        method: which cues found it ('lattice', 'coasters', 'marker', 'corner-markers', ...).
         undistorted: the frame was undistorted with the camera's intrinsics first.
         pose: (rvec, tvec) of the board plane in camera coordinates (mm), when intrinsics exist.
         cues: how many cues supported the fit.
@@ -1987,6 +1989,47 @@ def _colour_agreement(h: np.ndarray, masks: list[list[np.ndarray]], spec: BoardS
     return score / max(1, sum(bool(variants) for variants in masks))
 
 
+CORNER_MARKER_KINDS = ("chess", "coasters")
+
+
+def corner_marker_squares(spec: BoardSpec) -> dict[int, np.ndarray]:
+    """Where the corner markers lie on the board plane (mm): ArUco marker k + 1 at the board's
+    outline corner k (marker 1 at a1's), diagonally outside the board with a corner of its black
+    square on the board's corner and its sides along the board's edges, printed side up and read
+    upright from a1's side. Each square's corners are in ArUco's order: top-left, top-right,
+    bottom-right, bottom-left as printed."""
+    if spec.kind not in CORNER_MARKER_KINDS:
+        raise ValueError(f"corner markers are for {' and '.join(CORNER_MARKER_KINDS)} boards, not {spec.kind!r}")
+    outline = spec.outline()
+    centre = outline.mean(axis=0)
+    side = spec.marker_mm
+    out = {}
+    for k, corner in enumerate(outline):
+        far = corner + np.sign(corner - centre) * side
+        (x0, x1), (y0, y1) = sorted((corner[0], far[0])), sorted((corner[1], far[1]))
+        out[k + 1] = np.array([(x0, y1), (x1, y1), (x1, y0), (x0, y0)], float)
+    return out
+
+
+def _locate_by_corner_markers(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> _Found | None:
+    """The board from its corner markers (at least two in view: eight corners spread across the
+    board); None when fewer are seen. The markers' numbers fix which corner is a1."""
+    squares = corner_marker_squares(spec)
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(config.aruco_dictionary), params)
+    corners, ids, _ = detector.detectMarkers(_gray(image))
+    seen = {} if ids is None else {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners) if int(i) in squares}
+    if len(seen) < 2:
+        return None
+    board = np.vstack([squares[i] for i in sorted(seen)])
+    pixels = np.vstack([seen[i] for i in sorted(seen)]).astype(np.float64)
+    h, _ = cv2.findHomography(board, pixels, 0)
+    if h is None:
+        return None
+    return _Found(len(seen) / len(squares), "corner-markers", 4 * len(seen), [h])
+
+
 def _locate_table(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
@@ -2053,6 +2096,22 @@ class Locator:
         """
         start = time.perf_counter()
         image = frame if prepared else self.prepare(frame)
+        hh, ww = image.shape[:2]
+        try:
+            found = self._search(image)
+        except BoardNotFound:
+            # A board that cannot be found by itself may have markers laid at its corners.
+            found = (_locate_by_corner_markers(image, self.spec, self.config)
+                     if self.spec.kind in CORNER_MARKER_KINDS else None)
+            if found is None:
+                raise
+        h = self._choose_orientation(found.candidates, (ww, hh), previous, a1_near)
+        pose = self._pose(h, (ww, hh)) if self.intrinsics is not None else None
+        return BoardLocation(self.spec, _rows(h / h[2, 2]), (ww, hh), float(found.confidence), found.method,
+                             self._undistort is not None, pose, found.cues, 1000 * (time.perf_counter() - start))
+
+    def _search(self, image: np.ndarray) -> _Found:
+        """The board from its own cues (the table: from its marker), in `image`'s pixels."""
         cfg = self.config
         full_gray = _gray(image)
         projection = None
@@ -2086,10 +2145,7 @@ class Locator:
             found = _locate_coasters(small, scale, self.spec, cfg)
         else:
             found = _locate_table(image, 1.0, self.spec, cfg)
-        h = self._choose_orientation(found.candidates, (ww, hh), previous, a1_near)
-        pose = self._pose(h, (ww, hh)) if self.intrinsics is not None else None
-        return BoardLocation(self.spec, _rows(h / h[2, 2]), (ww, hh), float(found.confidence), found.method,
-                             self._undistort is not None, pose, found.cues, 1000 * (time.perf_counter() - start))
+        return found
 
     def _choose_orientation(self, candidates: list[np.ndarray], size: tuple[int, int],
                             previous: BoardLocation | None, a1_near: tuple[float, float] | None) -> np.ndarray:
@@ -2284,7 +2340,7 @@ def add_vision_commands(sub) -> None:
     p.add_argument("--hex-radius", type=int, default=3, help="rings round the centre cell of a hex board")
     p.add_argument("--hex-mm", type=float, default=20.0, help="hex cell size, centre to corner, mm")
     p.add_argument("--cell-mm", type=float, default=None, help="square cell side in mm")
-    p.add_argument("--marker-mm", type=float, default=50.0, help="side of the table marker in mm")
+    p.add_argument("--marker-mm", type=float, default=50.0, help="side of the table marker, or of the corner markers laid round a board, in mm")
     p.add_argument("--a1", default="bottom-left", choices=IMAGE_CORNERS, help="image corner nearest a1 at set-up")
     p.add_argument("--intrinsics", type=Path, default=None, help="calibration file; the photo is undistorted first")
     p.add_argument("--annotate", type=Path, default=None, help="write the photo with the cells drawn on it")
