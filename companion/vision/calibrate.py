@@ -239,14 +239,51 @@ class CalibrationReport:
     rejected: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class CharucoTarget:
+    """A ChArUco board (calibration/charuco-7x5-30mm.pdf): a checkerboard with an ArUco marker in
+    each white square, so that its corners are named and a photo showing part of it still counts.
+
+    Attributes:
+        squares: (columns, rows) of squares as printed (7x5: 6x4 inner corners).
+        square_mm: side of a square; marker_mm: side of a marker inside one.
+    """
+
+    squares: tuple[int, int] = (7, 5)
+    square_mm: float = 30.0
+    marker_mm: float = 22.0
+    min_corners: int = 8
+    """A view needs this many of the board's inner corners to be used."""
+
+    def board(self):
+        if not (min(self.squares) >= 2 and 0 < self.marker_mm < self.square_mm):
+            raise CalibrationError(f"bad ChArUco board {self.squares[0]}x{self.squares[1]}, square {self.square_mm} mm, "
+                                   f"marker {self.marker_mm} mm (need at least 2x2 squares, markers smaller than squares)")
+        dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+        return cv2.aruco.CharucoBoard(self.squares, self.square_mm, self.marker_mm, dictionary)
+
+
+def find_charuco(gray: np.ndarray, board, min_corners: int = 8) -> tuple[np.ndarray, np.ndarray] | None:
+    """(board points in mm, their image points) of the ChArUco corners seen, or None when fewer
+    than `min_corners` are."""
+    corners, ids, _, _ = cv2.aruco.CharucoDetector(board).detectBoard(gray)
+    if ids is None or len(ids) < min_corners:
+        return None
+    objects, pixels = board.matchImagePoints(corners, ids)
+    return objects.reshape(-1, 1, 3).astype(np.float32), pixels.reshape(-1, 1, 2).astype(np.float32)
+
+
 def calibrate_camera(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[int, int] = (9, 6),
-                     square_mm: float = 25.0, config: CalibrateConfig = CalibrateConfig()) -> CalibrationReport:
-    """Camera intrinsics from photos of a printed checkerboard.
+                     square_mm: float = 25.0, config: CalibrateConfig = CalibrateConfig(),
+                     charuco: CharucoTarget | None = None) -> CalibrationReport:
+    """Camera intrinsics from photos of a printed checkerboard (or ChArUco board).
 
     Args:
         images: (name, BGR or gray image) pairs, all of one camera at one resolution.
-        pattern: inner corners (columns, rows).
-        square_mm: side of a square of the printed target.
+        pattern: inner corners (columns, rows) of the checkerboard.
+        square_mm: side of a square of the printed checkerboard.
+        charuco: the ChArUco board photographed instead of a checkerboard (`pattern` and
+            `square_mm` are then the board's own).
 
     Returns:
         The intrinsics (with the RMS reprojection error) and which photos were used.
@@ -254,13 +291,17 @@ def calibrate_camera(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[in
     Raises:
         CalibrationError: photos of different sizes, or too few photos show the target.
     """
+    if charuco is not None:
+        square_mm = charuco.square_mm
+        pattern = (charuco.squares[0] - 1, charuco.squares[1] - 1)
+        board_model = charuco.board()
     if square_mm <= 0:
         raise CalibrationError(f"square size must be positive, got {square_mm} mm")
     cols, rows = pattern
     board = np.zeros((cols * rows, 3), np.float32)
     board[:, :2] = np.mgrid[0:cols, 0:rows].T.reshape(-1, 2) * square_mm
     size = None
-    used, rejected, image_points = [], [], []
+    used, rejected, image_points, object_points = [], [], [], []
     for name, image in images:
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         this = (gray.shape[1], gray.shape[0])
@@ -269,16 +310,23 @@ def calibrate_camera(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[in
         elif this != size:
             raise CalibrationError(f"{name}: image is {this[0]}x{this[1]} but the first was {size[0]}x{size[1]} "
                                    "(calibrate one camera at one resolution)")
-        corners = find_checkerboard(gray, pattern, config)
-        if corners is None:
+        if charuco is not None:
+            seen = find_charuco(gray, board_model, charuco.min_corners)
+        else:
+            corners = find_checkerboard(gray, pattern, config)
+            seen = None if corners is None else (board, corners.reshape(-1, 1, 2).astype(np.float32))
+        if seen is None:
             rejected.append(name)
         else:
             used.append(name)
-            image_points.append(corners.reshape(-1, 1, 2).astype(np.float32))
+            object_points.append(seen[0])
+            image_points.append(seen[1])
     if len(used) < config.min_images:
-        raise CalibrationError(f"the {cols}x{rows} target was found in {len(used)} of {len(used) + len(rejected)} "
-                               f"photos; at least {config.min_images} are needed (check --pattern counts inner corners)")
-    object_points = [board] * len(image_points)
+        what = (f"{charuco.squares[0]}x{charuco.squares[1]} ChArUco board" if charuco is not None
+                else f"{cols}x{rows} target")
+        hint = "check --charuco counts squares" if charuco is not None else "check --pattern counts inner corners"
+        raise CalibrationError(f"the {what} was found in {len(used)} of {len(used) + len(rejected)} "
+                               f"photos; at least {config.min_images} are needed ({hint})")
     rms, k, dist, _, _, _, _, per_view = cv2.calibrateCameraExtended(object_points, image_points, size, None, None)
     if rms > config.max_rms_px:
         raise CalibrationError(f"reprojection error {rms:.2f} px is above {config.max_rms_px} px: "

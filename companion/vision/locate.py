@@ -2324,10 +2324,15 @@ def add_vision_commands(sub) -> None:
 
     p = sub.add_parser("calibrate", help="camera calibration from photos of a printed checkerboard")
     csub = p.add_subparsers(dest="what", required=True)
-    c = csub.add_parser("camera", help="intrinsics from checkerboard photos (calibration/README.md)")
+    c = csub.add_parser("camera", help="intrinsics from checkerboard or ChArUco photos (calibration/README.md)")
     c.add_argument("images", nargs="+", type=Path, help="photos of the printed target, one camera, one resolution")
     c.add_argument("--pattern", default="9x6", help="inner corners COLSxROWS (default 9x6)")
-    c.add_argument("--square-mm", type=float, default=25.0, help="side of one printed square in mm (default 25)")
+    c.add_argument("--square-mm", type=float, default=None,
+                   help="side of one printed square in mm (default 25; 30 for the ChArUco sheet)")
+    c.add_argument("--charuco", metavar="COLSxROWS",
+                   help="the photos show the ChArUco sheet of this many squares (calibration/charuco-7x5-30mm.pdf: "
+                        "7x5), not the checkerboard; it may be partly out of view")
+    c.add_argument("--marker-mm", type=float, default=22.0, help="with --charuco: side of its markers in mm (default 22)")
     c.add_argument("-o", "--output", type=Path, default=Path("calibration/camera.json"),
                    help="calibration file to write (default calibration/camera.json)")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -2352,9 +2357,15 @@ def _cmd_calibrate_camera(args) -> int:
     import json
     import sys
 
-    from companion.vision.calibrate import CalibrationError, calibrate_camera, parse_pattern, read_images, save_intrinsics
+    from companion.vision.calibrate import (CalibrationError, CharucoTarget, calibrate_camera, parse_pattern, read_images,
+                                            save_intrinsics)
     try:
-        report = calibrate_camera(read_images(args.images), parse_pattern(args.pattern), args.square_mm)
+        if args.charuco:
+            squares = parse_pattern(args.charuco)
+            target = CharucoTarget(squares, args.square_mm or 30.0, args.marker_mm)
+            report = calibrate_camera(read_images(args.images), charuco=target)
+        else:
+            report = calibrate_camera(read_images(args.images), parse_pattern(args.pattern), args.square_mm or 25.0)
     except CalibrationError as exc:
         print(f"companion calibrate camera: {exc}", file=sys.stderr)
         return 2

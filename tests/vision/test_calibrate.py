@@ -167,3 +167,64 @@ def test_cli_calibrate_camera_writes_the_file(photos, tmp_path, capsys):
     assert main(["calibrate", "camera", *paths, "--pattern", "9x6", "--square-mm", "25", "-o", str(out)]) == 0
     assert "found in 13 of 13" in capsys.readouterr().out
     assert load_intrinsics(out).rms_px < 0.5
+
+
+def _charuco_views(target, focal: float = 900.0, size=(1280, 720)) -> list[tuple[str, np.ndarray]]:
+    """The printed ChArUco sheet photographed by a known camera from eight directions, two views
+    with a third of the sheet covered or out of the picture."""
+
+    px_per_mm = 8.0
+    w_mm, h_mm = target.squares[0] * target.square_mm, target.squares[1] * target.square_mm
+    sheet = target.board().generateImage((int(w_mm * px_per_mm), int(h_mm * px_per_mm)))
+    k = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1.0]])
+    views = []
+    for i, (ax, ay) in enumerate([(-25, 0), (25, 0), (0, -25), (0, 25), (-18, 18), (18, -18), (20, 20), (-20, -20)]):
+        rx, ry = np.radians(ax), np.radians(ay)
+        rot_x = np.array([[1, 0, 0], [0, np.cos(rx), -np.sin(rx)], [0, np.sin(rx), np.cos(rx)]])
+        rot_y = np.array([[np.cos(ry), 0, np.sin(ry)], [0, 1, 0], [-np.sin(ry), 0, np.cos(ry)]])
+        r = rot_y @ rot_x
+        centre = np.array([w_mm / 2, h_mm / 2, 0.0])
+        t = np.array([0.0, 0.0, 420.0]) - r @ centre
+        h = k @ np.column_stack([r[:, 0], r[:, 1], t]) @ np.diag([1 / px_per_mm, 1 / px_per_mm, 1.0])
+        frame = cv2.warpPerspective(cv2.cvtColor(sheet, cv2.COLOR_GRAY2BGR), h, size, flags=cv2.INTER_AREA,
+                                    borderValue=(90, 110, 130))
+        if i in (2, 5):  # a hand over a third of the sheet
+            x = int(cv2.perspectiveTransform(np.array([[[w_mm * px_per_mm * 0.66, 0.0]]]), h)[0, 0, 0])
+            frame[:, x:] = (60, 90, 140)
+        views.append((f"view{i}", frame))
+    return views
+
+
+def test_a_partly_hidden_charuco_sheet_still_calibrates_the_camera():
+    from companion.vision.calibrate import CharucoTarget
+
+    target = CharucoTarget((7, 5), 30.0, 22.0)
+    report = calibrate_camera(_charuco_views(target), charuco=target)
+    assert report.rejected == () and report.intrinsics.views == 8
+    assert report.intrinsics.rms_px < 0.5
+    fx, fy = report.intrinsics.camera_matrix[0][0], report.intrinsics.camera_matrix[1][1]
+    assert abs(fx - 900) < 15 and abs(fy - 900) < 15
+    assert report.intrinsics.pattern == (6, 4) and report.intrinsics.square_mm == 30.0
+
+
+def test_charuco_photos_taken_for_another_board_are_refused_with_a_hint():
+    from companion.vision.calibrate import CharucoTarget
+
+    views = _charuco_views(CharucoTarget((7, 5), 30.0, 22.0))
+    with pytest.raises(CalibrationError, match="ChArUco"):
+        calibrate_camera(views, charuco=CharucoTarget((5, 4), 30.0, 22.0))
+
+
+def test_calibrate_camera_command_reads_the_charuco_sheet(tmp_path, capsys):
+    from companion.cli import main
+    from companion.vision.calibrate import CharucoTarget
+
+    paths = []
+    for name, frame in _charuco_views(CharucoTarget()):
+        paths.append(tmp_path / f"{name}.png")
+        cv2.imwrite(str(paths[-1]), frame)
+    out = tmp_path / "camera.json"
+    code = main(["calibrate", "camera", *map(str, paths), "--charuco", "7x5", "-o", str(out), "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(printed["used"]) == 8
+    assert abs(load_intrinsics(out).camera_matrix[0][0] - 900) < 15
