@@ -2015,11 +2015,7 @@ def _locate_by_corner_markers(image: np.ndarray, spec: BoardSpec, config: Locate
     """The board from its corner markers (at least two in view: eight corners spread across the
     board); None when fewer are seen. The markers' numbers fix which corner is a1."""
     squares = corner_marker_squares(spec)
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(config.aruco_dictionary), params)
-    corners, ids, _ = detector.detectMarkers(_gray(image))
-    seen = {} if ids is None else {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners) if int(i) in squares}
+    seen = {i: quad for i, quad in _aruco_markers(image, config).items() if i in squares}
     if len(seen) < 2:
         return None
     board = np.vstack([squares[i] for i in sorted(seen)])
@@ -2030,17 +2026,21 @@ def _locate_by_corner_markers(image: np.ndarray, spec: BoardSpec, config: Locate
     return _Found(len(seen) / len(squares), "corner-markers", 4 * len(seen), [h])
 
 
-def _locate_table(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+def _aruco_markers(image: np.ndarray, config: LocateConfig) -> dict[int, np.ndarray]:
+    """Every ArUco marker in view: its number -> its four corners (pixels, ArUco's order)."""
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(config.aruco_dictionary), params)
     corners, ids, _ = detector.detectMarkers(image)
-    if ids is None or 0 not in ids.ravel():
-        seen = [] if ids is None else sorted(int(i) for i in ids.ravel())
-        raise BoardNotFound("no-markers", f"marker 0 of the table sheet is not in view (markers seen: {seen}); "
+    return {} if ids is None else {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners)}
+
+
+def _locate_table(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
+    markers = _aruco_markers(image, config)
+    if 0 not in markers:
+        raise BoardNotFound("no-markers", f"marker 0 of the table sheet is not in view (markers seen: {sorted(markers)}); "
                                           "lay it flat on the table, fully visible")
-    k = list(ids.ravel()).index(0)
-    quad = corners[k].reshape(4, 2).astype(np.float64)
+    quad = markers[0]
     # ArUco corners run clockwise on screen from the marker's top-left; on the table plane
     # (y away from the viewer) that is (-m, +m), (+m, +m), (+m, -m), (-m, -m).
     m = spec.marker_mm / 2
