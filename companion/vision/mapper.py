@@ -12,8 +12,8 @@ by the two sizes, its rim meets the lower piece's faces. Stacks are ordered bott
 (a larger piece cannot rest on a smaller one); among equal sizes, which rise only 2-3 mm on each
 other, a piece whose apex keypoint is scored as covered goes below one whose apex shows, then by
 height along the axis, measured over the keypoints and the box's top and bottom together. A piece
-whose apex is out of sight (a stack cut by the frame's top edge) is tested along the camera's vertical
-at its contact point, from the board's homography.
+whose apex is not seen (cut by the frame's edge, or covered by the piece on it) is tested along the
+camera's vertical at its contact point, from the board's homography.
 Lying pieces whose bodies overlap are one nest, the largest outside.
 
 Whatever the mapper doubts (a point near a cell border, a direction between two, a missing
@@ -203,8 +203,9 @@ class Mapper:
                 if d.apex is not None and d.keypoint_confidence[0] < cfg.hidden_apex:
                     covered.add(len(pieces) - 1)
         stack_ids = _Counter()
-        # A piece cut by the frame's edge may show its contact but not its apex; its axis, which the
-        # stack tests measure along, is then where the camera puts it. Only the tests use it.
+        # A piece may show its contact but not its apex (cut by the frame's edge, or covered by the
+        # piece on it); its axis, which the stack tests measure along, is then where the camera puts
+        # it. Only the tests use it.
         estimated = _apexes_from_camera(pieces, upright, location, cfg.plane_in_pixels)
         stacked = self._stack(estimated, upright, location, stack_ids, covered)
         pieces = [replace(s, apex=p.apex) for s, p in zip(stacked, pieces)]
@@ -389,12 +390,11 @@ class Mapper:
         """Whether a lying piece lies within a larger lying one's body: on the plane, closer than
         `nest_overlap` of the host's length; on a plane in pixels (whose scale is unknown) also when
         its box lies four fifths or more inside the host's."""
-        if piece.table_mm and host.table_mm and not self.config.plane_in_pixels:
-            return math.dist(piece.table_mm, host.table_mm) < self.config.nest_overlap * HEIGHT_MM[host.size or Size.LARGE]
+        apart = math.dist(piece.table_mm, host.table_mm) if piece.table_mm and host.table_mm else math.inf
         if not self.config.plane_in_pixels:
-            return False
-        if piece.table_mm and host.table_mm and host.apex is not None and host.contact is not None \
-                and math.dist(piece.table_mm, host.table_mm) < self.config.nest_overlap * math.dist(host.apex, host.contact):
+            return apart < self.config.nest_overlap * HEIGHT_MM[host.size or Size.LARGE]
+        if host.apex is not None and host.contact is not None \
+                and apart < self.config.nest_overlap * math.dist(host.apex, host.contact):
             return True
         area = box_area(piece.box)
         return area > 0 and box_intersection(piece.box, host.box) / area > 0.8
