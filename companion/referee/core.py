@@ -294,8 +294,8 @@ class Referee:
         for e in ranked:
             if not e.actions:
                 continue
-            added, removed = without_size_swaps(self.adapter.expected(e.state) - expected_now,
-                                                expected_now - self.adapter.expected(e.state))
+            after = self.adapter.expected(e.state)
+            added, removed = without_size_swaps(after - expected_now, expected_now - after)
             if added == appeared and removed == vanished:
                 exact.append(e)
         fewest = min((len(e.actions) for e in exact), default=0)

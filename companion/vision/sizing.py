@@ -4,7 +4,8 @@ The detector reads a pyramid's size from its looks, and at a whole board's dista
 large differ by a few pixels (session 6's model read 18 % of the validation split's mediums as
 larges, by a throwaway probe). Once the board is located, its homography gives the camera too: with
 square pixels and the principal point at the image centre, a plane's homography fixes the focal
-length (two constraints on one unknown), and with it where any point above the board appears. So
+length (two constraints on one unknown; weighed against a webcam's usual focal, since a board seen
+nearly straight down hardly fixes it), and with it where any point above the board appears. So
 each size's solid, resting where the contact keypoint says (upright, or lying towards the apex
 keypoint), projects to a box; the size whose box matches the detected box best (log width and log
 height errors added) is kept, with a small preference for the detector's own reading.
