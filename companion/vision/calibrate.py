@@ -257,8 +257,9 @@ class CharucoTarget:
 
     def board(self):
         if not (min(self.squares) >= 2 and 0 < self.marker_mm < self.square_mm):
-            raise CalibrationError(f"bad ChArUco board {self.squares[0]}x{self.squares[1]}, square {self.square_mm} mm, "
-                                   f"marker {self.marker_mm} mm (need at least 2x2 squares, markers smaller than squares)")
+            raise CalibrationError(f"bad ChArUco board {self.squares[0]}x{self.squares[1]}, square {self.square_mm} "
+                                   f"mm, marker {self.marker_mm} mm (need at least 2x2 squares, markers smaller "
+                                   "than squares)")
         dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
         return cv2.aruco.CharucoBoard(self.squares, self.square_mm, self.marker_mm, dictionary)
 

@@ -2038,8 +2038,8 @@ def _aruco_markers(image: np.ndarray, config: LocateConfig) -> dict[int, np.ndar
 def _locate_table(image: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig) -> _Found:
     markers = _aruco_markers(image, config)
     if 0 not in markers:
-        raise BoardNotFound("no-markers", f"marker 0 of the table sheet is not in view (markers seen: {sorted(markers)}); "
-                                          "lay it flat on the table, fully visible")
+        raise BoardNotFound("no-markers", f"marker 0 of the table sheet is not in view (markers seen: "
+                                          f"{sorted(markers)}); lay it flat on the table, fully visible")
     quad = markers[0]
     # ArUco corners run clockwise on screen from the marker's top-left; on the table plane
     # (y away from the viewer) that is (-m, +m), (+m, +m), (+m, -m), (-m, -m).
@@ -2332,7 +2332,8 @@ def add_vision_commands(sub) -> None:
     c.add_argument("--charuco", metavar="COLSxROWS",
                    help="the photos show the ChArUco sheet of this many squares (calibration/charuco-7x5-30mm.pdf: "
                         "7x5), not the checkerboard; it may be partly out of view")
-    c.add_argument("--marker-mm", type=float, default=22.0, help="with --charuco: side of its markers in mm (default 22)")
+    c.add_argument("--marker-mm", type=float, default=22.0,
+                   help="with --charuco: side of its markers in mm (default 22)")
     c.add_argument("-o", "--output", type=Path, default=Path("calibration/camera.json"),
                    help="calibration file to write (default calibration/camera.json)")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -2345,7 +2346,8 @@ def add_vision_commands(sub) -> None:
     p.add_argument("--hex-radius", type=int, default=3, help="rings round the centre cell of a hex board")
     p.add_argument("--hex-mm", type=float, default=20.0, help="hex cell size, centre to corner, mm")
     p.add_argument("--cell-mm", type=float, default=None, help="square cell side in mm")
-    p.add_argument("--marker-mm", type=float, default=50.0, help="side of the table marker, or of the corner markers laid round a board, in mm")
+    p.add_argument("--marker-mm", type=float, default=50.0,
+                   help="side of the table marker, or of the corner markers laid round a board, in mm")
     p.add_argument("--a1", default="bottom-left", choices=IMAGE_CORNERS, help="image corner nearest a1 at set-up")
     p.add_argument("--intrinsics", type=Path, default=None, help="calibration file; the photo is undistorted first")
     p.add_argument("--annotate", type=Path, default=None, help="write the photo with the cells drawn on it")
@@ -2357,8 +2359,8 @@ def _cmd_calibrate_camera(args) -> int:
     import json
     import sys
 
-    from companion.vision.calibrate import (CalibrationError, CharucoTarget, calibrate_camera, parse_pattern, read_images,
-                                            save_intrinsics)
+    from companion.vision.calibrate import (CalibrationError, CharucoTarget, calibrate_camera, parse_pattern,
+                                            read_images, save_intrinsics)
     try:
         if args.charuco:
             squares = parse_pattern(args.charuco)

@@ -233,10 +233,13 @@ def test_a_piece_that_stays_put_but_is_read_another_size_is_a_misread_not_part_o
     baseline = _observed(referee.adapter.expected(state).elements())
     moved = state.apply("P3 move SN")
     # P3 stepped north with its small; P4's small beside the board, untouched, now reads as a medium.
-    after = [("blue-M E @P4" if item == "blue-S E @P4" else item) for item in referee.adapter.expected(moved).elements()]
+    def misread(items):
+        return [("blue-M E @P4" if item == "blue-S E @P4" else item) for item in items]
+
+    after = misread(referee.adapter.expected(moved).elements())
     verdict = referee.judge(_observed(after), baseline)
     assert verdict.accepted and verdict.by_change and [str(a) for a in verdict.actions] == ["P3 move SN"]
     assert verdict.persistent == ("blue-M E @P4", "blue-S E @P4")
     # A piece that changes size where it lies while nothing legal moves is still no move of its own.
-    flipped = [("blue-M E @P4" if item == "blue-S E @P4" else item) for item in referee.adapter.expected(state).elements()]
+    flipped = misread(referee.adapter.expected(state).elements())
     assert referee.judge(_observed(flipped), baseline).text == "no move"
