@@ -207,14 +207,15 @@ def save_intrinsics(intrinsics: CameraIntrinsics, path: str | Path) -> None:
     tmp.replace(p)
 
 
-def parse_pattern(text: str) -> tuple[int, int]:
-    """Reads '9x6' (inner corners, columns x rows)."""
+def parse_pattern(text: str, counts: str = "inner corners") -> tuple[int, int]:
+    """Reads '9x6' (columns x rows of `counts`: a checkerboard's inner corners, a ChArUco board's squares)."""
     cols, sep, rows = text.lower().partition("x")
     if not sep or not cols.strip().isdigit() or not rows.strip().isdigit():
-        raise CalibrationError(f"bad pattern {text!r} (expected inner corners as COLSxROWS, e.g. 9x6)")
+        raise CalibrationError(f"bad pattern {text!r} (expected {counts} as COLSxROWS, e.g. "
+                               f"{'7x5' if counts == 'squares' else '9x6'})")
     c, r = int(cols), int(rows)
     if c < 2 or r < 2:
-        raise CalibrationError(f"bad pattern {text!r}: need at least 2x2 inner corners")
+        raise CalibrationError(f"bad pattern {text!r}: need at least 2x2 {counts}")
     return c, r
 
 
@@ -341,6 +342,8 @@ def read_images(paths: Sequence[str | Path]) -> list[tuple[str, np.ndarray]]:
     """Loads photos, failing with the name of the first unreadable one."""
     out = []
     for p in paths:
+        if not Path(p).is_file():
+            raise CalibrationError(f"{p}: no such file")
         image = cv2.imread(str(p), cv2.IMREAD_COLOR)
         if image is None:
             raise CalibrationError(f"{p}: cannot read as an image")

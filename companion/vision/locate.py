@@ -2363,7 +2363,7 @@ def _cmd_calibrate_camera(args) -> int:
                                             read_images, save_intrinsics)
     try:
         if args.charuco:
-            squares = parse_pattern(args.charuco)
+            squares = parse_pattern(args.charuco, "squares")
             target = CharucoTarget(squares, args.square_mm or 30.0, args.marker_mm)
             report = calibrate_camera(read_images(args.images), charuco=target)
         else:
