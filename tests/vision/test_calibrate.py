@@ -228,3 +228,10 @@ def test_calibrate_camera_command_reads_the_charuco_sheet(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert code == 0 and len(printed["used"]) == 8
     assert abs(load_intrinsics(out).camera_matrix[0][0] - 900) < 15
+
+
+def test_a_missing_photo_or_a_bad_charuco_size_is_a_clear_error(tmp_path):
+    with pytest.raises(CalibrationError, match="no such file"):
+        read_images([tmp_path / "missing.jpg"])
+    with pytest.raises(CalibrationError, match="squares as COLSxROWS"):
+        parse_pattern("7y5", "squares")
