@@ -106,6 +106,11 @@ class LocateConfig:
     """Another coaster subset replaces the corner consensus only when its colours fit this much better."""
     coaster_pair_tolerance: float = 0.03
     """Two coasters alone make a view only when their corners fit one board within this share of a side."""
+    coaster_edge_search: float = 0.02
+    """The coasters' sides are looked for again at full resolution within this share of the board's
+    side of where the colour outlines put them (their corners come from a 640-pixel copy)."""
+    coaster_edge_min_step: float = 18.0
+    """A side shows where the colour changes by at least this much (BGR distance) across two pixels."""
     hex_min_solidity: float = 0.82
     hex_work_width: int = 1280
     """Hex boards are searched at this width: their rules may be hairlines."""
@@ -1811,6 +1816,59 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     return _Found(min(1.0, agreement), "coasters", supported, [hf])
 
 
+def _coaster_sides_refined(h: np.ndarray, image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> np.ndarray:
+    """`h` (board mm -> full-resolution pixels) refitted to the coasters' sides as the full-resolution
+    picture shows them: along each side, the strongest colour step within `coaster_edge_search` of
+    where `h` puts it; a line through each side's steps; each coaster's corners where its lines
+    meet. Coasters with a side that does not show (a hand, a piece, the picture's edge) are left
+    out; with fewer than two coasters left, or a refit that moves the board by more than the search
+    allows, `h` is kept."""
+    if image.ndim != 3:
+        return h
+    outline = _apply_h(h, spec.outline())
+    side_px = float(np.mean([np.linalg.norm(outline[i] - outline[i - 1]) for i in range(4)]))
+    reach = max(3.0, config.coaster_edge_search * side_px)
+    steps = np.arange(-reach, reach + 0.5, 0.5)
+    board_pts, image_pts = [], []
+    s = spec.coaster_side_mm
+    for pos in range(4):
+        x0, y0 = spec.coaster_origin(pos)
+        square = np.array([(x0, y0), (x0 + s, y0), (x0 + s, y0 + s), (x0, y0 + s)], float)
+        lines = []
+        for k in range(4):
+            a, b = square[k], square[(k + 1) % 4]
+            along = np.linspace(0.12, 0.88, 12)[:, None]
+            on_side = a + along * (b - a)
+            outward = np.array([(b - a)[1], -(b - a)[0]]) / s  # the square runs counter-clockwise
+            px, beyond = _apply_h(h, on_side), _apply_h(h, on_side + outward)
+            normal = beyond - px
+            normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+            samples = px[:, None, :] + steps[None, :, None] * normal[:, None, :]
+            profile = cv2.remap(image, samples[..., 0].astype(np.float32), samples[..., 1].astype(np.float32),
+                                cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+            change = np.linalg.norm(profile[:, 2:] - profile[:, :-2], axis=2)  # across one pixel either side
+            best = np.argmax(change, axis=1)
+            strong = change[np.arange(len(best)), best] >= config.coaster_edge_min_step
+            inside = (samples[..., 0] >= 0) & (samples[..., 0] <= image.shape[1] - 1) \
+                & (samples[..., 1] >= 0) & (samples[..., 1] <= image.shape[0] - 1)
+            found = samples[np.arange(len(best)), best + 1][strong & inside.all(axis=1)]
+            if len(found) < 6:
+                break
+            vx, vy, cx, cy = cv2.fitLine(found.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+            lines.append(np.cross([cx, cy, 1.0], [cx + vx, cy + vy, 1.0]))
+        corners = [np.cross(lines[k - 1], lines[k]) for k in range(len(lines))]
+        if len(corners) < 4 or min(abs(c[2]) for c in corners) < 1e-9:
+            continue
+        board_pts += list(square)
+        image_pts += [c[:2] / c[2] for c in corners]
+    if len(board_pts) < 8:
+        return h
+    refit, _ = cv2.findHomography(np.array(board_pts), np.array(image_pts), 0)
+    if refit is None or np.abs(_apply_h(refit, spec.outline()) - outline).max() > 2 * reach:
+        return h
+    return refit
+
+
 def _on_picture_edge(quad: np.ndarray, shape: tuple[int, ...], margin: float = 3.0) -> bool:
     """Whether a corner of the outline lies on the picture's edge (where the picture cut it)."""
     h, w = shape[:2]
@@ -2143,6 +2201,8 @@ class Locator:
                                 image)
         elif kind == "coasters":
             found = _locate_coasters(small, scale, self.spec, cfg)
+            found = replace(found, candidates=[_coaster_sides_refined(h, image, self.spec, cfg)
+                                               for h in found.candidates])
         else:
             found = _locate_table(image, 1.0, self.spec, cfg)
         return found

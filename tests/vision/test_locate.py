@@ -626,3 +626,21 @@ def test_a_white_board_on_a_lit_beige_table_is_found_by_its_outline_in_colour():
     loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
     err, cells_ok = evaluate(loc, spec, h_true)
     assert loc.method == "outline" and cells_ok and err < 0.015
+
+
+def test_the_coasters_sides_at_full_resolution_pull_a_rough_fit_onto_the_board():
+    from companion.vision.locate import LocateConfig, _coaster_sides_refined
+
+    spec = SPECS["coasters"]
+    before, after = [], []
+    for seed in range(6):
+        frame, h_true = make_scene(spec, seed, pieces=0.2, hands=0)
+        corners = _apply(h_true, spec.outline())
+        side = np.mean([np.hypot(*(corners[i] - corners[i - 1])) for i in range(4)])
+        # A fit about 1 % of the board's side off, as the 640-pixel colour outlines give.
+        moved = corners + np.random.default_rng(seed).normal(0, 0.01 * side, corners.shape)
+        rough, _ = cv2.findHomography(spec.outline(), moved)
+        refined = _coaster_sides_refined(rough, frame, spec, LocateConfig())
+        for h, out in ((rough, before), (refined, after)):
+            out.append(np.hypot(*(_apply(h, spec.outline()) - corners).T).mean() / side)
+    assert np.mean(after) < 0.5 * np.mean(before)
