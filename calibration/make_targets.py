@@ -5,8 +5,8 @@
 - checkerboard-9x6-25mm: the camera-calibration target (9x6 inner corners, 25 mm squares).
 - table-marker-50mm: ArUco marker 0 (DICT_4X4_50), 50 mm, for the bare-table (IceTowers) plane.
 - charuco-7x5-30mm: a ChArUco board, an alternative target that tolerates partial views.
-- corner-markers-50mm: ArUco markers 1-4, 50 mm, to lay at a chessboard's or the coasters' outer
-  corners when the board cannot be found by itself (`companion.vision.locate.corner_marker_squares`).
+- corner-markers-50mm: ArUco markers 1-4, 50 mm, to lay at a board's corners when it cannot be
+  found by itself (`companion.vision.locate.corner_marker_squares`).
 
 Markers come from OpenCV's own aruco module. Print at 100 % ("actual size"), then measure a
 square with a ruler: the calibration uses the size you pass to --square-mm.
@@ -62,7 +62,7 @@ def corner_markers_page(aruco, side_mm: float = 50.0) -> np.ndarray:
         cv2.fillConvexPoly(page, np.array([(cx, cy), (cx + dx, cy), (cx, cy + dy)], np.int32), 0)
         label = f"corner marker {marker}" + (" (a1)" if marker == 1 else "")
         cv2.putText(page, label, (x0, y0 + side + mm(14)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 0, 3, cv2.LINE_AA)
-    caption = "Icehouse Companion: ArUco 4x4_50 markers 1-4, 50 mm. Black corner to the board's, outside it."
+    caption = "Icehouse Companion: ArUco 4x4_50 markers 1-4, 50 mm. Marked corner on the board's corner, outside it."
     cv2.putText(page, caption, (mm(8), page.shape[0] - mm(6)), cv2.FONT_HERSHEY_SIMPLEX, 1.25, 0, 3, cv2.LINE_AA)
     return page
 

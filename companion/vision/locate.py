@@ -11,8 +11,8 @@ pieces and hands cover much of the board during play:
 - hex grid: the cells between the grid's lines (dark or light lines, found by a ridge filter),
   grown as a triangular lattice; light cells on dark gaps as a second cue;
 - bare table (IceTowers): an ArUco marker of known size lying on the table;
-- a chessboard or the coasters that cannot be found by themselves (a plain or unusual board, poor
-  light): ArUco markers 1-4 laid at the board's outer corners (`corner_marker_squares`).
+- a board that cannot be found by itself (a plain or unusual board, poor light): ArUco markers 1-4
+  laid at its corners (`corner_marker_squares`).
 
 Board-plane coordinates are millimetres: square boards have their origin at the outer corner
 of a1 (x towards later files, y towards higher ranks); hex boards at the centre cell; the table
@@ -2047,25 +2047,37 @@ def _colour_agreement(h: np.ndarray, masks: list[list[np.ndarray]], spec: BoardS
     return score / max(1, sum(bool(variants) for variants in masks))
 
 
-CORNER_MARKER_KINDS = ("chess", "coasters")
+CORNER_MARKER_KINDS = ("chess", "coasters", "hex")
+
+
+def _corner_marker_points(spec: BoardSpec) -> np.ndarray:
+    """The four board points the corner markers touch (mm), south-west, south-east, north-east,
+    north-west: a square board's outer corners (a1's first); on a hex board the outer tips of the
+    end cells of its south and north rows (the lowest and highest points of the board's cells)."""
+    if spec.kind == "hex":
+        n, h = spec.hex_radius, spec.hex_mm
+        ends = ((0, -n, -1), (n, -n, -1), (0, n, 1), (-n, n, 1))
+        return np.array([np.add(_hex_centre(q, r, h), (0.0, tip * h)) for q, r, tip in ends])
+    return spec.outline()
 
 
 def corner_marker_squares(spec: BoardSpec) -> dict[int, np.ndarray]:
-    """Where the corner markers lie on the board plane (mm): ArUco marker k + 1 at the board's
-    outline corner k (marker 1 at a1's), diagonally outside the board with a corner of its black
-    square on the board's corner and its sides along the board's edges, printed side up and read
-    upright from a1's side. Each square's corners are in ArUco's order: top-left, top-right,
-    bottom-right, bottom-left as printed."""
+    """Where the corner markers lie on the board plane (mm): ArUco markers 1-4 at the board's
+    south-west (a1's), south-east, north-east and north-west corners (`_corner_marker_points`), each
+    diagonally outside the board with a corner of its black square on the board's point and its
+    sides square with the board's south edge (a hex board: its south row), printed side up and read
+    upright from the south (a1's) side. Each square's corners are in ArUco's order: top-left,
+    top-right, bottom-right, bottom-left as printed."""
     if spec.kind not in CORNER_MARKER_KINDS:
-        raise ValueError(f"corner markers are for {' and '.join(CORNER_MARKER_KINDS)} boards, not {spec.kind!r}")
-    outline = spec.outline()
-    centre = outline.mean(axis=0)
+        raise ValueError(f"corner markers are for {', '.join(CORNER_MARKER_KINDS)} boards, not {spec.kind!r}")
+    points = _corner_marker_points(spec)
+    centre = points.mean(axis=0)
     side = spec.marker_mm
     out = {}
-    for k, corner in enumerate(outline):
+    for marker, corner in enumerate(points, start=1):
         far = corner + np.sign(corner - centre) * side
         (x0, x1), (y0, y1) = sorted((corner[0], far[0])), sorted((corner[1], far[1]))
-        out[k + 1] = np.array([(x0, y1), (x1, y1), (x1, y0), (x0, y0)], float)
+        out[marker] = np.array([(x0, y1), (x1, y1), (x1, y0), (x0, y0)], float)
     return out
 
 
