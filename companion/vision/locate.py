@@ -2169,12 +2169,16 @@ class Locator:
         hh, ww = image.shape[:2]
         try:
             found = self._search(image)
-        except BoardNotFound:
+        except BoardNotFound as exc:
             # A board that cannot be found by itself may have markers laid at its corners.
-            found = (_locate_by_corner_markers(image, self.spec, self.config)
-                     if self.spec.kind in CORNER_MARKER_KINDS else None)
-            if found is None:
+            if self.spec.kind not in CORNER_MARKER_KINDS:
                 raise
+            found = _locate_by_corner_markers(image, self.spec, self.config)
+            if found is None:
+                if exc.reason != "no-board":
+                    raise
+                raise BoardNotFound(exc.reason, f"{exc.detail}; if the board cannot be found by itself, lay "
+                                                "corner markers 1-4 round it (calibration/corner-markers-50mm.pdf)") from None
         h = self._choose_orientation(found.candidates, (ww, hh), previous, a1_near)
         pose = self._pose(h, (ww, hh)) if self.intrinsics is not None else None
         return BoardLocation(self.spec, _rows(h / h[2, 2]), (ww, hh), float(found.confidence), found.method,

@@ -78,7 +78,7 @@ def test_two_markers_are_enough_and_one_is_not():
     assert location.method == "corner-markers" and location.confidence == 0.5
     assert _corner_error(location, spec, h) < 4.0
     frame, _ = _table_with_plain_board(spec, quad, (3,))
-    with pytest.raises(BoardNotFound):
+    with pytest.raises(BoardNotFound, match="lay corner markers 1-4"):  # the error says what would help
         Locator(spec).locate(frame)
 
 
