@@ -1821,14 +1821,15 @@ def _coaster_sides_refined(h: np.ndarray, image: np.ndarray, spec: BoardSpec, co
     picture shows them: along each side, the strongest colour step within `coaster_edge_search` of
     where `h` puts it; a line through each side's steps; each coaster's corners where its lines
     meet. Coasters with a side that does not show (a hand, a piece, the picture's edge) are left
-    out; with fewer than two coasters left, or a refit that moves the board by more than the search
-    allows, `h` is kept."""
+    out; with fewer than two coasters left, or a refit that moves the board's corners by more than
+    twice the search's reach, `h` is kept."""
     if image.ndim != 3:
         return h
     outline = _apply_h(h, spec.outline())
     side_px = float(np.mean([np.linalg.norm(outline[i] - outline[i - 1]) for i in range(4)]))
     reach = max(3.0, config.coaster_edge_search * side_px)
     steps = np.arange(-reach, reach + 0.5, 0.5)
+    along = np.linspace(0.12, 0.88, 12)[:, None]  # twelve profiles per side, clear of its corners
     board_pts, image_pts = [], []
     s = spec.coaster_side_mm
     for pos in range(4):
@@ -1837,7 +1838,6 @@ def _coaster_sides_refined(h: np.ndarray, image: np.ndarray, spec: BoardSpec, co
         lines = []
         for k in range(4):
             a, b = square[k], square[(k + 1) % 4]
-            along = np.linspace(0.12, 0.88, 12)[:, None]
             on_side = a + along * (b - a)
             outward = np.array([(b - a)[1], -(b - a)[0]]) / s  # the square runs counter-clockwise
             px, beyond = _apply_h(h, on_side), _apply_h(h, on_side + outward)
