@@ -673,7 +673,7 @@ class CameraFeed:
             record["expected"] = sorted(context.adapter.expected(state).elements())
             key = _state_key(state)
             baseline = context.baseline if context.baseline_state == key else None
-            changed = self._changed_cells(context, image, location) if baseline is not None else None
+            changed = self._changed_cells(context, image, location, observation) if baseline is not None else None
             judged = self._still_beside_the_board(context, observation, baseline, image)
             record["camera"] = judged.to_json()
             verdict = Referee(context.adapter, state).judge(judged, baseline, changed)
@@ -713,7 +713,7 @@ class CameraFeed:
         key = _state_key(state)
         if observation is None or context.baseline is None or context.baseline_state != key:
             return
-        changed = self._changed_cells(context, image, location)
+        changed = self._changed_cells(context, image, location, observation)
         if not changed:
             return
         observation = self._still_beside_the_board(context, observation, context.baseline, image)
@@ -753,8 +753,10 @@ class CameraFeed:
             return observation
         return keep_still_pieces_beside_the_board(observation, baseline, before, image)
 
-    def _changed_cells(self, context: _GameContext, image: np.ndarray, location: BoardLocation) -> frozenset[str] | None:
-        """The cells whose picture changed since the baseline's frame (None when it cannot be told)."""
+    def _changed_cells(self, context: _GameContext, image: np.ndarray, location: BoardLocation,
+                       observation: Observation | None) -> frozenset[str] | None:
+        """The cells whose picture changed since the baseline's frame (None when it cannot be told);
+        the pieces seen in both frames help tell apart changes the picture joins."""
         before = context.baseline_picture
         # A bare table has no cells: the picture cannot tell where on it something changed (an
         # empty set would say nothing did, and the referee would take a move seen past a misread,
@@ -762,7 +764,9 @@ class CameraFeed:
         if before is None or before.shape != image.shape or location.spec.kind == "table":
             return None
         try:
-            return changed_cells(before, image, location, lambda mm: context.mapper.cell_of(location.spec, mm)[0])
+            return changed_cells(before, image, location, lambda mm: context.mapper.cell_of(location.spec, mm)[0],
+                                 pieces_before=context.baseline.pieces if context.baseline is not None else (),
+                                 pieces_after=observation.pieces if observation is not None else ())
         except (ValueError, cv2.error):
             log.exception("picture change not read")
             return None

@@ -267,7 +267,7 @@ class Referee:
         expected_now = self.adapter.expected(self.state)
         appeared = (seen - before) - (expected_now - before)
         vanished = (before - seen) - (before - expected_now)
-        appeared, vanished = without_size_swaps(appeared, vanished)
+        appeared, vanished = without_misread_swaps(appeared, vanished)
         if changed is not None:
             def still(item: str) -> bool:
                 where = item_where(item)
@@ -295,7 +295,7 @@ class Referee:
             if not e.actions:
                 continue
             after = self.adapter.expected(e.state)
-            added, removed = without_size_swaps(after - expected_now, expected_now - after)
+            added, removed = without_misread_swaps(after - expected_now, expected_now - after)
             if added == appeared and removed == vanished:
                 exact.append(e)
         fewest = min((len(e.actions) for e in exact), default=0)
@@ -315,30 +315,46 @@ class Referee:
         return verdict
 
 
-def without_size_swaps(appeared: Counter, vanished: Counter) -> tuple[Counter, Counter]:
-    """What appeared and vanished, less each pyramid that vanished and reappeared in the same place,
-    pose and direction with another size: pieces do not change size, so that is one piece read two
-    ways (a plan piece beside the board read S in one position and M in the next), not a move."""
+def without_misread_swaps(appeared: Counter, vanished: Counter) -> tuple[Counter, Counter]:
+    """What appeared and vanished, less each pyramid that vanished and reappeared in the same place
+    read another way: with another size but the same pose and direction (pieces do not change size:
+    a plan piece beside the board read S in one position and M in the next), or with the same size
+    and a direction the camera could not tell ('?'). That is one piece read two ways, not a move."""
     appeared, vanished = Counter(appeared), Counter(vanished)
     for item in sorted(appeared):
-        key = _sizeless(item)
         for other in sorted(vanished):
-            if key is None or not appeared[item]:
+            if not appeared[item]:
                 break
-            if vanished[other] and _sizeless(other) == key:
+            if vanished[other] and _one_piece_read_two_ways(item, other):
                 pairs = min(appeared[item], vanished[other])
                 appeared[item] -= pairs
                 vanished[other] -= pairs
     return +appeared, +vanished
 
 
-def _sizeless(item: str) -> str | None:
-    """A pyramid's item text with its size left out ('yellow N @P2' for 'yellow-S N @P2'); None for
-    a token, and for an item that names no place (an IceTowers tower or piece: same colour is not
-    same piece there)."""
+def _one_piece_read_two_ways(a: str, b: str) -> bool:
+    pa, pb = _pyramid_parts(a), _pyramid_parts(b)
+    if pa is None or pb is None or pa == pb:
+        return False
+    (colour_a, size_a, facing_a, rest_a), (colour_b, size_b, facing_b, rest_b) = pa, pb
+    if (colour_a, rest_a) != (colour_b, rest_b):
+        return False
+    if facing_a == facing_b:
+        return True  # only the size differs
+    lying = facing_a != "U" and facing_b != "U"
+    return size_a == size_b and lying and "?" in (facing_a, facing_b)
+
+
+def _pyramid_parts(item: str) -> tuple[str, str, str, str] | None:
+    """(colour, size, facing, place) of a pyramid's item text ('yellow', 'S', 'N', '@P2' for
+    'yellow-S N @P2'); None for a token, and for an item that names no place (an IceTowers tower
+    or piece: same colour is not same piece there)."""
     what, _, rest = item.partition(" ")
     colour, dash, size = what.rpartition("-")
-    return f"{colour} {rest}" if dash and size in ("S", "M", "L", "?") and " @" in item else None
+    facing, _, place = rest.partition(" ")
+    if not dash or size not in ("S", "M", "L", "?") or not place.startswith("@"):
+        return None
+    return colour, size, facing, place
 
 
 def _is_cell(where: str) -> bool:

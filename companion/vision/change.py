@@ -12,7 +12,7 @@ Vision code: this says where the picture changed, never whether a move was legal
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -41,6 +41,9 @@ class ChangeConfig:
         max_total_cells: when more than this many cells' area changed in all, the light changed
             (a shadow across the board breaks into a blob per light square): no change can be read.
         ground_rows: the ground point is the centre of the blob's lowest rows, this share of its height.
+        piece_ground_radius, piece_ground_share: a piece mapped onto a cell in one frame changed
+            there when this share of the pixels within this radius (in cells' sides) of its ground
+            point changed.
     """
 
     scale: float = 0.5
@@ -50,6 +53,8 @@ class ChangeConfig:
     max_cell_share: float = 3.0
     max_total_cells: float = 6.0
     ground_rows: float = 0.25
+    piece_ground_radius: float = 0.2
+    piece_ground_share: float = 0.4
 
 
 @dataclass(frozen=True)
@@ -79,13 +84,10 @@ def _tones_matched(frame: np.ndarray, reference: np.ndarray, inside: np.ndarray)
     return out
 
 
-def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation,
-                  config: ChangeConfig = ChangeConfig()) -> list[ChangedBlob] | None:
-    """The object-sized patches where `after` differs from `before` over the located board; None
-    when so much changed that the light did (then the picture cannot say where pieces moved).
-
-    Both frames must have the same shape (the same camera and board lock); raises ValueError if not.
-    """
+def _changed_mask(before: np.ndarray, after: np.ndarray, location: BoardLocation,
+                  config: ChangeConfig) -> tuple[np.ndarray, float] | None:
+    """(pixels that changed over the located board at the working scale, a cell's area there), or
+    None when so much changed that the light did."""
     if before.shape != after.shape or before.ndim != 3:
         raise ValueError(f"frames to compare must be colour pictures of one shape, got {before.shape} and {after.shape}")
     s = config.scale
@@ -106,6 +108,24 @@ def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation
     cell_area = _median_cell_area(location) * s * s
     if np.count_nonzero(changed) > config.max_total_cells * cell_area:
         return None
+    return changed, cell_area
+
+
+def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation,
+                  config: ChangeConfig = ChangeConfig()) -> list[ChangedBlob] | None:
+    """The object-sized patches where `after` differs from `before` over the located board; None
+    when so much changed that the light did (then the picture cannot say where pieces moved).
+
+    Both frames must have the same shape (the same camera and board lock); raises ValueError if not.
+    """
+    found = _changed_mask(before, after, location, config)
+    if found is None:
+        return None
+    return _blobs(*found, config)
+
+
+def _blobs(changed: np.ndarray, cell_area: float, config: ChangeConfig) -> list[ChangedBlob]:
+    s = config.scale
     count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
     blobs = []
     for i in range(1, count):
@@ -122,17 +142,46 @@ def changed_blobs(before: np.ndarray, after: np.ndarray, location: BoardLocation
 
 def changed_cells(before: np.ndarray, after: np.ndarray, location: BoardLocation,
                   cell_of: Callable[[tuple[float, float]], str | None],
-                  config: ChangeConfig = ChangeConfig()) -> frozenset[str] | None:
+                  config: ChangeConfig = ChangeConfig(), pieces_before: Sequence[SeenPiece] = (),
+                  pieces_after: Sequence[SeenPiece] = ()) -> frozenset[str] | None:
     """The cells under the ground points of the changed blobs (`cell_of` maps board-plane mm to a
     game's cell name, None off the playing area; blobs off it, in the seat zones, are left out).
-    Empty: no cell's picture changed; None: the light changed, and the picture cannot tell."""
-    blobs = changed_blobs(before, after, location, config)
-    if blobs is None:
+    Empty: no cell's picture changed; None: the light changed, and the picture cannot tell.
+
+    Two changes on neighbouring cells can join in one blob (a pawn standing on the cell in front
+    reaches over the cell behind it in the picture), which has one ground point. So the pieces
+    mapped onto cells in either frame (`pieces_before`, `pieces_after`) add their own cells when
+    the picture changed where they stand and no piece of the other frame stands over that point
+    (a bead hidden behind a pawn put down in front of it is still there).
+    """
+    found = _changed_mask(before, after, location, config)
+    if found is None:
         return None
-    if not blobs:
-        return frozenset()
-    ground_mm = location.image_to_board(np.array([b.ground for b in blobs], float))
-    return frozenset(c for c in (cell_of((float(x), float(y))) for x, y in ground_mm) if c is not None)
+    changed, cell_area = found
+    blobs = _blobs(changed, cell_area, config)
+    cells = set()
+    if blobs:
+        ground_mm = location.image_to_board(np.array([b.ground for b in blobs], float))
+        cells = {c for c in (cell_of((float(x), float(y))) for x, y in ground_mm) if c is not None}
+    radius = config.piece_ground_radius * float(np.sqrt(cell_area))
+    for pieces, others in ((pieces_before, pieces_after), (pieces_after, pieces_before)):
+        for piece in pieces:
+            if piece.cell is None or piece.table_mm is None or piece.cell in cells:
+                continue
+            gx, gy = location.board_to_image(np.array([piece.table_mm], float))[0]
+            if any(q.cell != piece.cell and q.box[0] <= gx <= q.box[2] and q.box[1] <= gy <= q.box[3] for q in others):
+                continue
+            if _share_changed_near(changed, (gx * config.scale, gy * config.scale), radius) >= config.piece_ground_share:
+                cells.add(piece.cell)
+    return frozenset(cells)
+
+
+def _share_changed_near(changed: np.ndarray, centre: tuple[float, float], radius: float) -> float:
+    """The share of the pixels within `radius` of `centre` (working scale) that changed."""
+    disc = np.zeros_like(changed)
+    cv2.circle(disc, (int(round(centre[0])), int(round(centre[1]))), max(1, int(round(radius))), 1, -1)
+    area = np.count_nonzero(disc)
+    return float(np.count_nonzero(changed & disc)) / area if area else 0.0
 
 
 def _median_cell_area(location: BoardLocation) -> float:

@@ -243,3 +243,23 @@ def test_a_piece_that_stays_put_but_is_read_another_size_is_a_misread_not_part_o
     # A piece that changes size where it lies while nothing legal moves is still no move of its own.
     flipped = misread(referee.adapter.expected(state).elements())
     assert referee.judge(_observed(flipped), baseline).text == "no move"
+
+
+def test_a_piece_that_stays_put_but_whose_direction_cannot_be_told_is_a_misread_not_part_of_the_move():
+    state = get_game("icebomb-arena").new_initial_state(4)
+    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS", "P4 bid SS", "P3 bomb d4", "P4 bomb h5", "P1 bomb c1",
+                 "P2 bomb a6", "P3 bomb h6", "P4 bomb d2", "P1 bomb g4", "P2 bomb g6", "P3 enter e4", "P4 enter e8",
+                 "P1 enter h7", "P2 enter f5", "P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW"):
+        state = state.apply(text)
+    referee = _icebomb_referee(state)
+    baseline = _observed(referee.adapter.expected(state).elements())
+    moved = state.apply("P3 move SN")
+    # P4's small beside the board, untouched, now shows no direction the camera can tell.
+    after = [("blue-S ? @P4" if item == "blue-S E @P4" else item) for item in referee.adapter.expected(moved).elements()]
+    verdict = referee.judge(_observed(after), baseline)
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["P3 move SN"]
+    # A piece read another size and without a direction, or one turned to another direction, is
+    # not taken for the same piece.
+    for other in ("blue-M ? @P4", "blue-S N @P4"):
+        turned = [(other if item == "blue-S E @P4" else item) for item in referee.adapter.expected(moved).elements()]
+        assert not referee.judge(_observed(turned), baseline).accepted

@@ -84,6 +84,39 @@ def test_the_demo_beads_the_detector_misses_show_in_the_picture():
     assert _cells(read(calm(11)), read(calm(12)), location) == {"g6"}
 
 
+def test_a_pawn_leaving_the_cell_behind_another_is_told_apart_by_the_pieces_seen():
+    """The demo's event 48, P4 move LS: P4's pawn steps down from h8, pushing P1's from h7 to h4,
+    both bombs on the way exploding. In the picture the pawn that stood on h7 reached over h8, so
+    h8's and h7's changes join in one blob, whose ground point is on h7."""
+    root = demo_dir()
+    index = json.loads((root / "index.json").read_text())
+    calm = {e: [f for f in index["frames"] if f["event"] == e and not f["hand"]][-1]["file"] for e in (47, 48)}
+    before, after = (cv2.imread(str(Path(root) / "frames" / calm[e])) for e in (47, 48))
+    location = Locator(BoardSpec("chess")).locate(before)
+    mapper = Mapper("icebomb-arena", config_for("icebomb-arena", 4))
+
+    def cells(pieces_before=(), pieces_after=()):
+        return changed_cells(before, after, location, lambda mm: mapper.cell_of(location.spec, mm)[0],
+                             pieces_before=pieces_before, pieces_after=pieces_after)
+
+    centres = {c.name: c.centre for c in location.cells()}
+
+    def pawn(cell, box_height=60.0):
+        x, y = centres[cell]
+        mm = location.image_to_board(np.array([[x, y]], float))[0]
+        return SeenPiece("pawn", cell=cell, table_mm=(float(mm[0]), float(mm[1])), box=(x - 12, y - box_height, x + 12, y + 4))
+
+    assert cells() == {"h4", "h5", "h6", "h7"}
+    pawns_before, pawns_after = (pawn("h8"), pawn("h7")), (pawn("h5"), pawn("h4"))
+    assert cells(pawns_before, pawns_after) == {"h4", "h5", "h6", "h7", "h8"}
+    # A piece of the other frame standing over a piece's ground point hides it: its cell is not
+    # added (a bead behind a pawn put down in front of it is still there).
+    over_h8 = SeenPiece("pawn", cell="h7", table_mm=pawn("h7").table_mm, box=(0, 0, 1280, 720))
+    assert cells(pawns_before, (*pawns_after, over_h8)) == {"h4", "h5", "h6", "h7"}
+    # Where nothing changed a piece adds nothing (a bead the detector finds in one frame only).
+    assert "a1" not in cells((pawn("a1"),), ())
+
+
 def _table_with(pieces: list[tuple[tuple[int, int, int, int], tuple[int, int, int]]]) -> np.ndarray:
     frame = np.full((300, 400, 3), 90, np.uint8)
     for (x1, y1, x2, y2), colour in pieces:
