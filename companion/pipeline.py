@@ -75,6 +75,10 @@ FAULT_BOARD, FAULT_MODEL, FAULT_CALIBRATION, FAULT_REFEREE = "board", "model", "
 # the time: a failed search on a 1280x720 frame costs a few ms on a plain table but up to 50 ms on a
 # textured one (13 ms for the median synthetic table), too much to repeat on every frame.
 SHEET_SEARCH_SHARE = 0.1
+# The referee may correct one of this many last actions when only that explains a change (a plan
+# piece read a size off at the reveal, shown wrong when it is played): a four-player round of
+# Icebomb Arena is four plans and eight actions.
+RECENT_ACTIONS = 12
 
 
 class PipelineConfigError(ValueError):
@@ -668,7 +672,9 @@ class CameraFeed:
         self._enter_unseen_demo_moves(context)
         record: dict[str, Any] = {"camera": observation.to_json()}
         for attempt in range(2):  # the page may move the game on while we judge: judge again once
-            state = session.snapshot().state
+            snapshot = session.snapshot()
+            state = snapshot.state
+            recent = tuple(zip(snapshot.states[:-1], snapshot.actions))[-RECENT_ACTIONS:]
             # What the referee expected to see, for the page's expected-vs-seen diagrams.
             record["expected"] = sorted(context.adapter.expected(state).elements())
             key = _state_key(state)
@@ -676,7 +682,7 @@ class CameraFeed:
             changed = self._changed_cells(context, image, location, observation) if baseline is not None else None
             judged = self._still_beside_the_board(context, observation, baseline, image)
             record["camera"] = judged.to_json()
-            verdict = Referee(context.adapter, state).judge(judged, baseline, changed)
+            verdict = Referee(context.adapter, state).judge(judged, baseline, changed, recent)
             if baseline is None:
                 # No position agreed with this state yet (the camera just started, or the page
                 # changed the game): the first one seen becomes the baseline, and any difference
@@ -684,6 +690,12 @@ class CameraFeed:
                 context.baseline, context.baseline_state, context.baseline_picture = observation, key, image
             try:
                 if verdict.accepted:
+                    if verdict.revision is not None:
+                        corrected = snapshot.log[len(snapshot.log) - verdict.revision.back]
+                        record["corrected"] = {"was": str(verdict.revision.action),
+                                               "now": str(verdict.revision.replacement)}
+                        session.correct(corrected.seq, str(verdict.revision.replacement), source="camera")
+                        self.stats.counts["actions_corrected"] += 1
                     self._accept(context, verdict, judged, image, record)
                     return
                 seen = str(change) if change is not None else "the table when the camera started"

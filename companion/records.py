@@ -227,3 +227,20 @@ def agreeing_prefix(seen: Sequence[str], played: Sequence[str], together: Callab
             break
         agree += run
     return agree
+
+
+def actions_differing(seen: Sequence[str], played: Sequence[str], together: Callable[[str], bool]) -> list[int]:
+    """Indices of the actions of `seen` that are not the record's (`played`) in the same place,
+    runs of actions made at once (`together`, as for `agreeing_prefix`) compared as sets. Where a
+    misread left the game where the record's action would have (a gladiator stopped by the edge
+    either way), a camera goes on in step with the record and only that action differs."""
+    differing: list[int] = []
+    start = 0
+    while start < min(len(seen), len(played)):
+        run = 1
+        while together(played[start]) and start + run < len(played) and together(played[start + run]):
+            run += 1
+        theirs = played[start:start + run]
+        differing += [start + k for k, text in enumerate(seen[start:start + run]) if text not in theirs]
+        start += run
+    return differing

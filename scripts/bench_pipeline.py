@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.records import agreeing_prefix  # noqa: E402
+from companion.records import actions_differing, agreeing_prefix  # noqa: E402
 from companion.pipeline import CameraFeed, PipelineConfig  # noqa: E402
 from companion.session import SessionHub, SourceRunner  # noqa: E402
 from companion.sources import (DrawnTable, Frame, MarkerDetector, decode_image, demo_video_path,  # noqa: E402
@@ -134,8 +134,10 @@ def throughput(frames, prefix, detect, config, demo_record=None) -> dict:
         # The record is what was played: the game's moves so far must be its first ones, in order.
         played = [a for line in Path(demo_record).read_text().splitlines()[1:] if (a := json.loads(line).get("action"))]
         agree = agreeing_prefix([i.text for i in log], played, together=lambda a: " plan " in a)
+        differing = actions_differing([i.text for i in log], played, together=lambda a: " plan " in a)
         right = {"record_moves_in_order": sum(1 for i in log[:agree] if i.source == "camera"),
                  "camera_moves_off_record": len(moves) - sum(1 for i in log[:agree] if i.source == "camera"),
+                 "camera_moves_differing": [log[k].text for k in differing if log[k].source == "camera"],
                  "record_moves": len(played)}
     return {"frames": len(frames), "seconds": round(elapsed, 3), "frames_per_s": round(len(frames) / elapsed, 1),
             "moves_recognised": len(moves), "verdicts": feed.stats.counts.get("verdicts", 0),
@@ -277,6 +279,8 @@ def main() -> int:
         print(f"the record's moves read right, in order from the start: {t['record_moves_in_order']} by the camera "
               f"(of {t['record_moves']} in the record, secret bids entered from it); "
               f"camera moves after the first wrong one: {t['camera_moves_off_record']}")
+        print(f"camera moves that differ from the record's in the same place (plans as sets): "
+              f"{len(t['camera_moves_differing'])} {t['camera_moves_differing']}")
     for stage, s in t["stages"].items():
         print(f"  {stage:10} mean {s['mean_ms']:8.2f} ms  p95 {s['p95_ms']:8.2f} ms  (n={s['n']})")
     print(f"  counts: {t['counts']}")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.cli import sample_record_path
-from companion.records import RecordError, RecordHeader, agreeing_prefix, parse_record, read_record, replay, write_record
+from companion.records import RecordError, RecordHeader, actions_differing, agreeing_prefix, parse_record, read_record, replay, write_record
 
 HEADER = json.dumps({"format": "icehouse-record/1", "game": "icebomb-arena", "players": ["A", "B", "C", "D"], "seed": 5})
 
@@ -118,3 +118,13 @@ def test_actions_made_together_agree_with_the_record_in_any_order():
     wrong = ["P1 bomb a1", "P1 plan LN", "P2 plan ME", "P3 plan MU", "P1 move LN"]
     assert agreeing_prefix(wrong, played, together=plan) == 1
     assert agreeing_prefix(played[:2], played, together=plan) == 1  # a reveal seen only in part
+
+
+def test_the_actions_that_differ_from_the_record_are_found_place_by_place():
+    played = ["P1 bomb a1", "P1 plan LN", "P2 plan SE", "P3 plan MU", "P1 move LN", "P2 move SE"]
+    plan = lambda a: " plan " in a  # noqa: E731
+    # A plan read a size off, and the move made with it (stopped by the edge where the record's was).
+    seen = ["P1 bomb a1", "P3 plan MU", "P2 plan SE", "P1 plan MN", "P1 move MN", "P2 move SE"]
+    assert actions_differing(seen, played, together=plan) == [3, 4]
+    assert actions_differing(played, played, together=plan) == []
+    assert actions_differing(seen[:2], played, together=plan) == []  # a reveal seen in part, right so far

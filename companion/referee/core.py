@@ -23,6 +23,14 @@ action that changes exactly those cells, and nothing the detector still sees in 
 the move; the verdict names the cells (`from_picture`). This is the chess-camera way of reading
 moves from square changes, kept as a second cue behind the detector's.
 
+A misread can also be caught late. Icebomb Arena's plans are read once, when revealed, and a plan
+piece read one size off (its coloured shadow inside its box) is only shown wrong when the gladiator
+moves with it. So when nothing explains a change, the referee also tries other readings of the last
+few actions that the game's adapter offers (`Adapter.revisions`): one whose replayed game agrees
+better with the position last agreed on or with the one seen now (the table showed the other
+reading) and then explains the change exactly, when it is the only one, is accepted together with
+the correction (`Verdict.revision`), which the journal keeps.
+
 Positions are compared as multisets of short item texts, the ones `companion.vision.tracker`
 writes ('red-L N @d4', 'pawn @c3', 'blue-M U @e2#1'); each game's adapter says which items its
 engine state shows and which seen items matter to it.
@@ -31,7 +39,8 @@ engine state shows and which seen items matter to it.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.games.base import CHANCE, TERMINAL, State
@@ -82,6 +91,11 @@ class Adapter:
             return [(a,) for a, _ in state.chance_outcomes()]
         return [(a,) for a in state.legal_actions()]
 
+    def revisions(self, state: State, action: Any) -> list[Any]:
+        """Other readings of an `action` accepted from the camera in `state` that a misread could
+        have turned into it (legal in `state`); by default none."""
+        return []
+
 
 def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) -> float:
     """How badly a position explains what is seen: mismatched items, unsure ones at a discount."""
@@ -109,6 +123,16 @@ class Explanation:
 
 
 @dataclass(frozen=True)
+class Revision:
+    """An earlier action read wrongly: the `back`-th action from the end (1: the last) was `action`
+    and is corrected to `replacement`."""
+
+    back: int
+    action: Any
+    replacement: Any
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The referee's answer to one seen change.
 
@@ -122,6 +146,8 @@ class Verdict:
             still differs from the game's in `persistent` (misreads the camera repeats).
         from_picture: the cells whose picture changed, when they (not the detector's items) told
             which legal action was played.
+        revision: an earlier action to correct before `actions` are applied (`state` is the state
+            after both), when only that correction explains the change.
     """
 
     accepted: bool
@@ -132,6 +158,7 @@ class Verdict:
     by_change: bool = False
     persistent: tuple[str, ...] = field(default=())
     from_picture: tuple[str, ...] = field(default=())
+    revision: Revision | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -181,7 +208,8 @@ class Referee:
         return found
 
     def judge(self, observation: Observation, baseline: Observation | None = None,
-              changed_cells: frozenset[str] | None = None) -> Verdict:
+              changed_cells: frozenset[str] | None = None,
+              recent: Sequence[tuple[State, Any]] = ()) -> Verdict:
         """The verdict on a seen position, without changing the referee's state.
 
         `baseline`: the position last seen when the table and the game agreed (the referee's
@@ -189,8 +217,43 @@ class Referee:
         the change since it. `changed_cells`: the cells whose picture changed since the baseline
         (empty: none did; None: the camera cannot tell). Nothing appears or vanishes on a cell
         whose picture did not change; the cells alone tell the move only when the detector's
-        items explain nothing.
+        items explain nothing. `recent`: the last actions played, each with the state it was
+        played in (the last one's leads to the referee's state), whose other readings may be
+        tried when nothing else explains the change.
         """
+        verdict = self._judge_as_is(observation, baseline, changed_cells)
+        if verdict.accepted or baseline is None or not recent:
+            return verdict
+        return self._judge_revised(observation, baseline, changed_cells, recent) or verdict
+
+    def _judge_revised(self, observation: Observation, baseline: Observation, changed_cells: frozenset[str] | None,
+                       recent: Sequence[tuple[State, Any]]) -> Verdict | None:
+        """The verdict with one of the recent actions read another way, when exactly one such
+        reading explains the change and the table showed it: the game so corrected agrees better
+        with the baseline or with the position seen now than the game as it stands."""
+        adapter = self.adapter
+        shown = [adapter.seen(baseline)[0], adapter.seen(observation)[0]]
+        expected = adapter.expected(self.state)
+        gaps = [adapter.compare(expected, seen, Counter()) for seen in shown]
+        found: list[Verdict] = []
+        for i, (before, action) in enumerate(recent):
+            for replacement in adapter.revisions(before, action):
+                state = _replayed(before, (replacement, *(a for _, a in recent[i + 1:])))
+                if state is None:
+                    continue
+                corrected = adapter.expected(state)
+                if all(adapter.compare(corrected, seen, Counter()) >= gap for seen, gap in zip(shown, gaps)):
+                    continue
+                verdict = Referee(adapter, state, self.max_actions, self.keep)._judge_as_is(
+                    observation, baseline, changed_cells)
+                if verdict.accepted and verdict.actions:
+                    revision = Revision(len(recent) - i, action, replacement)
+                    found.append(replace(verdict, revision=revision,
+                                         text=f"{verdict.text} (correcting {action} to {replacement})"))
+        return found[0] if len(found) == 1 else None
+
+    def _judge_as_is(self, observation: Observation, baseline: Observation | None,
+                     changed_cells: frozenset[str] | None) -> Verdict:
         ranked = self.explain(observation)
         best = ranked[0]
         changed = frozenset(changed_cells or ())
@@ -313,6 +376,16 @@ class Referee:
         if verdict.accepted:
             self.state = verdict.state
         return verdict
+
+
+def _replayed(state: State, actions: Sequence[Any]) -> State | None:
+    """`state` after `actions`, or None when one of them is illegal on the way."""
+    try:
+        for action in actions:
+            state = state.apply(action)
+    except ValueError:
+        return None
+    return state
 
 
 def without_misread_swaps(appeared: Counter, vanished: Counter) -> tuple[Counter, Counter]:

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from companion.games.base import CHANCE, TERMINAL
-from companion.games.icebomb_arena import Phase, Plan, IcebombState
-from companion.pieces import Colour, Pose, Size
+from companion.games.icebomb_arena import Phase, Plan, Planned, IcebombState
+from companion.pieces import CARDINALS, Colour, Pose, Size
 from companion.referee.core import Adapter
 from companion.vision.observation import Observation, SeenPiece
 from companion.vision.tracker import item_text
@@ -97,6 +97,24 @@ class IcebombAdapter(Adapter):
         if state.phase == Phase.BID:
             return []  # secret bids are entered by hand: nothing on the table shows them
         return [(a,) for a in state.legal_actions()]
+
+    def revisions(self, state: IcebombState, action: Any) -> list[Any]:
+        """A revealed plan with one of its pyramids read another way: one size larger or smaller,
+        or facing another way (a small lying pointing away from the camera looks upright). A plan
+        piece is read once, at the reveal, lying in its own coloured shadow."""
+        if not isinstance(action, Plan):
+            return []
+        found = []
+        for k, piece in enumerate(action.pyramids):
+            others = [Planned(Size(s), piece.direction) for s in (piece.size - 1, piece.size + 1) if 1 <= s <= 3]
+            others += [Planned(piece.size, d) for d in (*CARDINALS, None) if d != piece.direction]
+            for other_piece in others:
+                pyramids = (*action.pyramids[:k], other_piece, *action.pyramids[k + 1:])
+                # Parsed from its text, the plan's pyramids come in the engine's own order.
+                other = state.game.parse_action(str(Plan(action.player, pyramids)))
+                if other != action and other not in found and state.illegal_reason(other) is None:
+                    found.append(other)
+        return found
 
 
 def _mismatch(a: Counter, b: Counter) -> int:

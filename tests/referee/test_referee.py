@@ -263,3 +263,53 @@ def test_a_piece_that_stays_put_but_whose_direction_cannot_be_told_is_a_misread_
     for other in ("blue-M ? @P4", "blue-S N @P4"):
         turned = [(other if item == "blue-S E @P4" else item) for item in referee.adapter.expected(moved).elements()]
         assert not referee.judge(_observed(turned), baseline).accepted
+
+
+def _played(*texts):
+    """The sample game's states and actions through `texts` after the bombs and entries: (the
+    states, from before the first of `texts` to after the last; the actions)."""
+    state = _icebomb_bombs_phase("P3 bomb d4", "P4 bomb h5", "P1 bomb c1", "P2 bomb a6", "P3 bomb h6", "P4 bomb d2",
+                                 "P1 bomb g4", "P2 bomb g6", "P3 enter e4", "P4 enter e8", "P1 enter h7", "P2 enter f5")
+    states, actions = [state], []
+    for text in texts:
+        actions.append(state.game.parse_action(text))
+        state = state.apply(text)
+        states.append(state)
+    return states, actions
+
+
+def test_a_plan_piece_misread_at_the_reveal_is_corrected_when_the_move_made_with_it_shows_it():
+    # P4 revealed LN and SE; the camera read the small as pointing south, and the game took it so.
+    true_states, _ = _played("P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW", "P3 move SN")
+    states, actions = _played("P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SS", "P1 plan ME MW", "P3 move SN")
+    recent = list(zip(states[:-1], actions))
+    referee = _icebomb_referee(states[-1])
+    adapter = referee.adapter
+    # Since P3's move the camera reads the small as it lies, pointing east; now P4 steps east with it.
+    baseline = _observed(adapter.expected(true_states[-1]).elements())
+    now = _observed(adapter.expected(true_states[-1].apply("P4 move SE")).elements())
+    assert not referee.judge(now, baseline).accepted  # the game as it stands has no SE to move with
+    verdict = referee.judge(now, baseline, None, recent)
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["P4 move SE"]
+    assert (verdict.revision.back, str(verdict.revision.action), str(verdict.revision.replacement)) == (
+        3, "P4 plan LN SS", "P4 plan LN SE")
+    assert "correcting P4 plan LN SS to P4 plan LN SE" in verdict.text
+    assert verdict.state.to_json() == true_states[-1].apply("P4 move SE").to_json()
+    # When the table never showed the other reading (the small was read pointing south until it was
+    # played), the move stays a verdict: a correction is not made up to fit a move.
+    misread = _observed(adapter.expected(states[-1]).elements())
+    assert not referee.judge(now, misread, None, recent).accepted
+
+
+def test_a_plan_piece_misread_at_the_reveal_is_corrected_when_the_table_shows_it_right_after_a_move():
+    true_states, _ = _played("P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW", "P3 move SN")
+    states, actions = _played("P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SS", "P1 plan ME MW", "P3 move SN")
+    referee = _icebomb_referee(states[-1])
+    adapter = referee.adapter
+    # The small was read pointing south until P4 played the large; now it is read pointing east.
+    baseline = _observed(adapter.expected(states[-1]).elements())
+    now = _observed(adapter.expected(true_states[-1].apply("P4 move LN")).elements())
+    assert not referee.judge(now, baseline).accepted
+    verdict = referee.judge(now, baseline, None, list(zip(states[:-1], actions)))
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["P4 move LN"]
+    assert str(verdict.revision.replacement) == "P4 plan LN SE"
