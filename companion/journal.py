@@ -91,6 +91,7 @@ class EffectiveAction:
     time: float
     source: str
     observation: Any = None
+    corrected_from: str | None = None  # the action it replaced, when a correction put it in
 
 
 def check_game_id(game_id: str) -> str:
@@ -249,7 +250,8 @@ class Journal:
                 if index is None:
                     raise JournalError(f"{self.path}: entry {e.seq} corrects {e.target}, not an action in play")
                 dropped = set(e.detail.get("dropped", ()))
-                fixed = EffectiveAction(e.target, e.action or "", e.time, e.source, e.observation)
+                fixed = EffectiveAction(e.target, e.action or "", e.time, e.source, e.observation,
+                                        e.detail.get("was"))
                 actions = actions[:index] + [fixed] + [a for a in actions[index + 1:] if a.seq not in dropped]
         return actions
 

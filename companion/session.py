@@ -67,6 +67,7 @@ class LogItem:
     source: str
     time: float
     round: Any = None
+    corrected_from: str | None = None  # the action a correction replaced (none while sealed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,11 +164,11 @@ class GameSession:
         self._states: list[State] = [self.header.initial_state()]
         self._actions: list[Action] = []
         self._effects: list[tuple[str, ...]] = []
-        self._meta: list[tuple[int, str, float]] = []  # (seq, source, time)
+        self._meta: list[tuple[int, str, float, str | None]] = []  # (seq, source, time, corrected from)
         self._rounds: list[Any] = []  # the round each action was made in, for the log
         for a in effective:
             try:
-                self._push(a.action, a.seq, a.source, a.time)
+                self._push(a.action, a.seq, a.source, a.time, a.corrected_from)
             except GameError as exc:
                 raise JournalError(f"{journal.path}: entry {a.seq} does not replay: {exc}") from None
         self._verdicts = [self._verdict_item(e) for e in journal.open_verdicts(entries)]
@@ -320,13 +321,14 @@ class GameSession:
                 else:
                     dropped.append(meta[0])
                     dropped_text.append(str(later))
+            was = str(self._actions[index])
             entry = self._write("correct", action=str(action), target=seq, source=source,
-                                detail={"was": str(self._actions[index]), "dropped": dropped})
+                                detail={"was": was, "dropped": dropped})
             del self._states[index + 1:], self._actions[index:], self._effects[index:], self._meta[index:]
             del self._rounds[index:]
-            self._push(str(action), seq, source, entry.time)
-            for later, (s, src, t) in kept:
-                self._push(str(later), s, src, t)
+            self._push(str(action), seq, source, entry.time, was)
+            for later, (s, src, t, earlier) in kept:
+                self._push(str(later), s, src, t, earlier)
         self._changed()
         return dropped_text
 
@@ -400,7 +402,7 @@ class GameSession:
         self._last_error = None
         return entry
 
-    def _push(self, text: str, seq: int, source: str, when: float) -> None:
+    def _push(self, text: str, seq: int, source: str, when: float, corrected_from: str | None = None) -> None:
         action = self.game.parse_action(text)
         before = self._states[-1]
         state, effects = before.apply_with_effects(action)
@@ -408,7 +410,7 @@ class GameSession:
         self._states.append(state)
         self._actions.append(action)
         self._effects.append(tuple(effects))
-        self._meta.append((seq, source, when))
+        self._meta.append((seq, source, when, corrected_from))
 
     def _verdict_item(self, entry: Entry) -> VerdictItem:
         d = entry.detail
@@ -428,12 +430,13 @@ class GameSession:
         states, actions = tuple(self._states), tuple(self._actions)
         sealed = _sealed_indices(states, actions)
         log_items = []
-        for i, (action, effects, (seq, source, when)) in enumerate(zip(actions, self._effects, self._meta)):
+        for i, (action, effects, (seq, source, when, was)) in enumerate(zip(actions, self._effects, self._meta)):
             hidden = i in sealed
             log_items.append(LogItem(
                 seq, i + 1,
                 f"{seat_name(action.player)} committed a secret choice" if hidden else str(action),
-                action.player, hidden, () if hidden else effects, source, when, self._rounds[i]))
+                action.player, hidden, () if hidden else effects, source, when, self._rounds[i],
+                None if hidden else was))
         return Snapshot(self._version, self.game_id, self.header, dict(self._extra), states, actions,
                         tuple(log_items), tuple(str(a) for a in actions), tuple(self._verdicts),
                         self._last_error)

@@ -93,8 +93,11 @@ def test_correction_replaces_an_action_and_drops_what_became_illegal(session, tm
     assert dropped == ["P1 bomb c1", "P2 bomb a6"]
     texts = session.snapshot().secret_text
     assert texts[4] == "P3 bomb c1" and texts[5] == "P4 bomb h5" and len(texts) == 6
+    # The log says what the correction replaced; the actions kept after it were not corrected.
+    assert [item.corrected_from for item in session.snapshot().log[4:]] == ["P3 bomb d4", None]
     again = GameSession.resume(tmp_path)
     assert again.snapshot().secret_text == texts
+    assert [item.corrected_from for item in again.snapshot().log[4:]] == ["P3 bomb d4", None]
     assert again.snapshot().state.to_json() == session.snapshot().state.to_json()
     again.close()
 
