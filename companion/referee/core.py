@@ -49,6 +49,9 @@ from companion.vision.tracker import item_text, item_where
 
 UNSURE_COST = 0.5
 """A mismatch on an item the mapper marked unsure costs this much: a misread, not a move."""
+SIZE_MISREAD_COST = 0.5
+"""An expected pyramid seen in its place and pose but one size off costs this much (not a missing
+item and an extra one): alone it is a misread the best explanation may still carry."""
 
 
 class Adapter:
@@ -98,11 +101,23 @@ class Adapter:
 
 
 def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) -> float:
-    """How badly a position explains what is seen: mismatched items, unsure ones at a discount."""
-    unsure = unsure or Counter()
+    """How badly a position explains what is seen: mismatched items, unsure ones at a discount, and
+    a pyramid seen where one was expected, as expected but one size off, at `SIZE_MISREAD_COST`
+    (size is what the camera reads least well: a Zamboni that moved and was read a size down)."""
+    unsure = Counter(unsure or ())
     missing = expected - seen
     extra = seen - expected
-    cost = sum(missing.values())
+    cost = 0.0
+    for item in sorted(extra):
+        for other in sorted(missing):
+            pairs = min(extra[item], missing[other])
+            if pairs and _one_size_apart(item, other):
+                extra[item] -= pairs
+                missing[other] -= pairs
+                unsure[item] -= min(pairs, unsure[item])
+                cost += pairs * SIZE_MISREAD_COST
+    missing, extra = +missing, +extra
+    cost += sum(missing.values())
     for item, n in extra.items():
         doubtful = min(n, unsure[item])
         cost += doubtful * UNSURE_COST + (n - doubtful)
@@ -416,6 +431,13 @@ def _one_piece_read_two_ways(a: str, b: str) -> bool:
         return True  # only the size differs
     lying = facing_a != "U" and facing_b != "U"
     return size_a == size_b and lying and "?" in (facing_a, facing_b)
+
+
+def _one_size_apart(a: str, b: str) -> bool:
+    pa, pb = _pyramid_parts(a), _pyramid_parts(b)
+    if pa is None or pb is None or "?" in (pa[1], pb[1]):
+        return False
+    return (pa[0], pa[2], pa[3]) == (pb[0], pb[2], pb[3]) and abs("SML".index(pa[1]) - "SML".index(pb[1])) == 1
 
 
 def _pyramid_parts(item: str) -> tuple[str, str, str, str] | None:

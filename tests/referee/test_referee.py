@@ -232,17 +232,39 @@ def test_a_piece_that_stays_put_but_is_read_another_size_is_a_misread_not_part_o
     referee = _icebomb_referee(state)
     baseline = _observed(referee.adapter.expected(state).elements())
     moved = state.apply("P3 move SN")
-    # P3 stepped north with its small; P4's small beside the board, untouched, now reads as a medium.
+    # P3 stepped north with its small; P4's small beside the board, untouched, now reads as a large
+    # (as a medium, one size off, it would be a misread the move carries: see the next test).
     def misread(items):
-        return [("blue-M E @P4" if item == "blue-S E @P4" else item) for item in items]
+        return [("blue-L E @P4" if item == "blue-S E @P4" else item) for item in items]
 
     after = misread(referee.adapter.expected(moved).elements())
     verdict = referee.judge(_observed(after), baseline)
     assert verdict.accepted and verdict.by_change and [str(a) for a in verdict.actions] == ["P3 move SN"]
-    assert verdict.persistent == ("blue-M E @P4", "blue-S E @P4")
+    assert verdict.persistent == ("blue-L E @P4", "blue-S E @P4")
     # A piece that changes size where it lies while nothing legal moves is still no move of its own.
     flipped = misread(referee.adapter.expected(state).elements())
     assert referee.judge(_observed(flipped), baseline).text == "no move"
+
+
+def _zamboni_observed(items):
+    return Observation("zamboni-wars", _observed(items).pieces)
+
+
+def test_a_pyramid_read_one_size_off_in_its_place_is_a_misread_the_best_explanation_carries():
+    expected = Counter({"red-L N @a4": 1, "green-L S @f6": 1})
+    # One size off in its place and pose: half a mismatch, not a missing piece and an extra one.
+    assert distance(expected, Counter({"red-M N @a4": 1, "green-L S @f6": 1})) == 0.5
+    # Two sizes off, or one off and elsewhere or facing elsewhere, is no such misread.
+    for seen in ("red-S N @a4", "red-M N @a5", "red-M E @a4"):
+        assert distance(expected, Counter({seen: 1, "green-L S @f6": 1})) == 2
+    # A Zamboni that moved and is read a size down: the move is still the only explanation.
+    state = get_game("zamboni-wars").new_initial_state(2)
+    referee = Referee(adapter_for("zamboni-wars", ()), state)
+    moved = state.apply("roll 3").apply("P1 move a4 N")
+    seen = [item.replace("-L N @a4", "-M N @a4") for item in referee.adapter.expected(moved).elements()]
+    assert any("-M N @a4" in item for item in seen)
+    verdict = referee.judge(_zamboni_observed(seen))
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["roll 3", "P1 move a4 N"]
 
 
 def test_a_piece_that_stays_put_but_whose_direction_cannot_be_told_is_a_misread_not_part_of_the_move():
