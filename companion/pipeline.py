@@ -699,7 +699,7 @@ class CameraFeed:
                     self._accept(context, verdict, judged, image, record)
                     return
                 seen = str(change) if change is not None else "the table when the camera started"
-                fixes = [e.text for e in verdict.alternatives if len(e.actions) == 1 and e.distance < 2][:3]
+                fixes = verdict.fixes()
                 kind = "misread" if verdict.text.startswith("ambiguous") or observation.unsure else "illegal"
                 session.add_verdict(kind, seen, verdict.text, fixes, source="camera", observation=record,
                                     supersede=True)

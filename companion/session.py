@@ -360,13 +360,23 @@ class GameSession:
         return entry.seq
 
     def resolve_verdict(self, verdict_id: int, fix: str | None = None, *, source: str = "manual") -> None:
-        """Closes a verdict: applies `fix` (one of its fixes or any legal action) or dismisses it."""
+        """Closes a verdict: applies `fix` (one of its fixes or any legal action; several made at
+        once, a reveal's plans, joined by '; ') or dismisses it. A fix is applied whole or not at all."""
         with self._lock:
             verdict = next((v for v in self._verdicts if v.id == verdict_id), None)
             if verdict is None:
                 raise SessionError(f"no open verdict {verdict_id}")
             if fix is not None:
-                self._apply_unpublished(fix, source, {"fixes_verdict": verdict_id}, None)
+                steps = [step.strip() for step in fix.split(";")]
+                state = self._states[-1]
+                for step in steps:  # every step legal after the ones before it, before any is journalled
+                    action = self.game.parse_action(step)
+                    reason = state.illegal_reason(action)
+                    if reason is not None:
+                        raise IllegalActionError(action, reason)
+                    state = state.apply(action)
+                for step in steps:
+                    self._apply_unpublished(step, source, {"fixes_verdict": verdict_id}, None)
             self._write("resolve", target=verdict_id, source=source,
                         detail={"fix": fix} if fix is not None else {"dismissed": True})
             self._verdicts = [v for v in self._verdicts if v.id != verdict_id]

@@ -50,8 +50,9 @@ from companion.vision.tracker import item_text, item_where
 UNSURE_COST = 0.5
 """A mismatch on an item the mapper marked unsure costs this much: a misread, not a move."""
 SIZE_MISREAD_COST = 0.5
-"""An expected pyramid seen in its place and pose but one size off costs this much (not a missing
-item and an extra one): alone it is a misread the best explanation may still carry."""
+"""An expected pyramid seen in its place and pose but one size off (or lying with its direction not
+read) costs this much, not a missing item and an extra one: alone it is a misread the best
+explanation may still carry."""
 
 
 class Adapter:
@@ -102,8 +103,9 @@ class Adapter:
 
 def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) -> float:
     """How badly a position explains what is seen: mismatched items, unsure ones at a discount, and
-    a pyramid seen where one was expected, as expected but one size off, at `SIZE_MISREAD_COST`
-    (size is what the camera reads least well: a Zamboni that moved and was read a size down)."""
+    a pyramid seen where one was expected, as expected but one size off or lying with no direction
+    read, at `SIZE_MISREAD_COST` (size is what the camera reads least well: a Zamboni that moved and
+    was read a size down; a plan piece pointing away from the camera may show no direction)."""
     unsure = Counter(unsure or ())
     missing = expected - seen
     extra = seen - expected
@@ -111,7 +113,7 @@ def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) ->
     for item in sorted(extra):
         for other in sorted(missing):
             pairs = min(extra[item], missing[other])
-            if pairs and _one_size_apart(item, other):
+            if pairs and _read_a_little_off(item, other):
                 extra[item] -= pairs
                 missing[other] -= pairs
                 unsure[item] -= min(pairs, unsure[item])
@@ -177,6 +179,14 @@ class Verdict:
 
     def __str__(self) -> str:
         return self.text
+
+    def fixes(self, limit: int = 3) -> list[str]:
+        """One-click fixes for the page: the explanations considered that come close (distance under
+        2), of the fewest actions among them: single moves, or a reveal's plans together when no
+        single action explains the table."""
+        close = [e for e in self.alternatives if e.actions and e.distance < 2]
+        fewest = min((len(e.actions) for e in close), default=0)
+        return [e.text for e in close if len(e.actions) == fewest][:limit]
 
 
 class Referee:
@@ -293,7 +303,7 @@ class Referee:
         if picture is not None:
             return picture
         if best.distance < 1:
-            options = " or ".join(e.text for e in [best, *ties][:3])
+            options = " or ".join(f"({e.text})" if len(e.actions) > 1 else e.text for e in [best, *ties][:3])
             return Verdict(False, (), f"ambiguous: {options}; please confirm", self.state, tuple(ranked[: self.keep]))
         guess = best if best.actions else next((e for e in ranked if e.actions), best)
         expected = ", ".join(guess.missing) or "nothing more"
@@ -433,11 +443,15 @@ def _one_piece_read_two_ways(a: str, b: str) -> bool:
     return size_a == size_b and lying and "?" in (facing_a, facing_b)
 
 
-def _one_size_apart(a: str, b: str) -> bool:
-    pa, pb = _pyramid_parts(a), _pyramid_parts(b)
-    if pa is None or pb is None or "?" in (pa[1], pb[1]):
+def _read_a_little_off(seen: str, expected: str) -> bool:
+    """Whether a seen pyramid is an expected one in its place read a little off: one size larger or
+    smaller in the same pose and direction, or lying with a direction the camera could not tell."""
+    pa, pb = _pyramid_parts(seen), _pyramid_parts(expected)
+    if pa is None or pb is None or (pa[0], pa[3]) != (pb[0], pb[3]) or "?" in (pa[1], pb[1]):
         return False
-    return (pa[0], pa[2], pa[3]) == (pb[0], pb[2], pb[3]) and abs("SML".index(pa[1]) - "SML".index(pb[1])) == 1
+    if pa[2] == pb[2]:
+        return abs("SML".index(pa[1]) - "SML".index(pb[1])) == 1
+    return pa[1] == pb[1] and pa[2] == "?" and pb[2] != "U"
 
 
 def _pyramid_parts(item: str) -> tuple[str, str, str, str] | None:

@@ -10,6 +10,7 @@ their seat zone.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +22,8 @@ from companion.referee.core import Adapter
 from companion.vision.observation import Observation, SeenPiece
 from companion.vision.tracker import item_text
 
+MAX_JOINT_REVEALS = 16
+"""Reveals offered at most when seat zones fit several plans equally; past it, the first fit of each."""
 # Pyramids a glass bead can be taken for.
 GLASS_LIKE = (Colour.CLEAR, Colour.WHITE)
 
@@ -86,14 +89,20 @@ class IcebombAdapter(Adapter):
         if player == CHANCE:
             return [(a,) for a, _ in state.chance_outcomes()]
         if state.phase == Phase.PLAN:
-            # The reveal: every player still to commit chooses the plan their seat zone shows.
-            joint = []
+            # The reveal: every player still to commit chooses the plan their seat zone shows. Where
+            # the zone fits several plans as well (a piece whose direction the camera could not
+            # tell), each is offered, so that the referee names them as ambiguous.
+            choices = []
             for p in state.players_to_act():
                 shown = Counter({k: v for k, v in seen.items() if k.endswith(f"@P{p + 1}")})
-                plans = state.legal_actions(p)
-                best = min(plans, key=lambda a: _mismatch(_zone_items(self.colours[p], p, a.pyramids), shown))
-                joint.append(best)
-            return [tuple(joint)] if joint else []
+                scored = [(_mismatch(_zone_items(self.colours[p], p, a.pyramids), shown), a)
+                          for a in state.legal_actions(p)]
+                least = min(score for score, _ in scored)
+                choices.append([a for score, a in scored if score == least])
+            if not choices:
+                return []
+            joint = list(itertools.islice(itertools.product(*choices), MAX_JOINT_REVEALS))
+            return joint if len(joint) < MAX_JOINT_REVEALS else [tuple(c[0] for c in choices)]
         if state.phase == Phase.BID:
             return []  # secret bids are entered by hand: nothing on the table shows them
         return [(a,) for a in state.legal_actions()]

@@ -335,3 +335,21 @@ def test_a_plan_piece_misread_at_the_reveal_is_corrected_when_the_table_shows_it
     verdict = referee.judge(now, baseline, None, list(zip(states[:-1], actions)))
     assert verdict.accepted and [str(a) for a in verdict.actions] == ["P4 move LN"]
     assert str(verdict.revision.replacement) == "P4 plan LN SE"
+
+
+def test_a_reveal_whose_plan_piece_shows_no_direction_is_ambiguous_and_each_reading_is_a_fix():
+    states, _ = _played("P3 plan SN SW", "P2 plan MU SS")
+    referee = _icebomb_referee(states[-1])  # P4 and P1 still to commit: their plans are revealed together
+    revealed = states[-1].apply("P4 plan LN SE").apply("P1 plan ME MW")
+    # P1's medium pointing east lies in front of its seat; the camera cannot tell which way it points.
+    seen = [("red-M ? @P1" if item == "red-M E @P1" else item) for item in referee.adapter.expected(revealed).elements()]
+    verdict = referee.judge(_observed(seen))
+    assert not verdict.accepted and verdict.text.startswith("ambiguous: (")
+    fixes = verdict.fixes()
+    # Each fix is the whole reveal, one reading of the medium each.
+    assert len(fixes) == 3 and len(set(fixes)) == 3
+    for fix in fixes:
+        steps = sorted(fix.split("; "))
+        assert steps[0].startswith("P1 plan M") and steps[0].endswith(" MW") and steps[1] == "P4 plan LN SE"
+    # Read pointing east, the reveal is plain.
+    assert referee.judge(_observed(referee.adapter.expected(revealed).elements())).accepted

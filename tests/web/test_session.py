@@ -129,6 +129,19 @@ def test_verdicts_open_fix_and_dismiss(session, tmp_path):
         session.resolve_verdict(other)
 
 
+def test_a_fix_of_several_actions_made_at_once_is_applied_whole_or_not_at_all(session):
+    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS"):
+        session.apply(text)
+    vid = session.add_verdict("misread", "the bids", "ambiguous", ("P4 bid SS; P3 bomb d4",))
+    # Its second step is illegal (P4's bomb comes after P3's): nothing is applied, the verdict stays open.
+    with pytest.raises(IllegalActionError):
+        session.resolve_verdict(vid, "P4 bid SS; P1 bomb d4")
+    assert len(session.snapshot().actions) == 3 and [v.id for v in session.snapshot().verdicts] == [vid]
+    session.resolve_verdict(vid, "P4 bid SS; P3 bomb d4")
+    assert session.snapshot().secret_text[-2:] == ("P4 bid SS", "P3 bomb d4")
+    assert session.snapshot().verdicts == ()
+
+
 def test_a_verdicts_fix_is_published_whole_never_the_move_with_the_verdict_still_open(tmp_path):
     published = []
     session = GameSession.create(tmp_path, RecordHeader("icebomb-arena", FOUR, seed=3),
