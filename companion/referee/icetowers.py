@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from companion.games.icetowers import IceTowersState, tower_text
-from companion.referee.core import Adapter
+from companion.referee.core import SIZE_MISREAD_COST, Adapter
 from companion.vision.observation import Observation, SeenPiece
 
 
@@ -36,6 +36,17 @@ def explains_hidden(seen: list[str], known: list[str]) -> bool:
         elif k + 1 >= len(known) or _size(known[k + 1]) < _size(piece):
             return False
     return i == len(seen)
+
+
+def _one_piece_a_size_off(seen: list[str], known: list[str]) -> bool:
+    """Whether a seen tower is a known one, piece for piece, but for one piece read one size off."""
+    if len(seen) != len(known):
+        return False
+    off = [(a, b) for a, b in zip(seen, known) if a != b]
+    if len(off) != 1:
+        return False
+    (a, b), = off
+    return a.rsplit("-", 1)[0] == b.rsplit("-", 1)[0] and abs(_size(a) - _size(b)) == 1
 
 
 def towers_seen(observation: Observation) -> Counter:
@@ -72,11 +83,19 @@ class IceTowersAdapter(Adapter):
         exact = expected & seen
         known = list((expected - exact).elements())
         cost = 0.0
+        left = []
         for text in (seen - exact).elements():
             parts = text.split("/")
             match = next((k for k in known if explains_hidden(parts, k.split("/"))), None)
             if match is not None:
                 known.remove(match)  # pieces hidden inside: the history knows them
+            else:
+                left.append(text)
+        for text in left:
+            match = next((k for k in known if _one_piece_a_size_off(text.split("/"), k.split("/"))), None)
+            if match is not None:
+                known.remove(match)  # a misread the history corrects: the engine's tower is scored
+                cost += SIZE_MISREAD_COST
             else:
                 cost += 0.5 if unsure[text] else 1.0
         return cost + len(known)

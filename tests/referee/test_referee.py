@@ -58,6 +58,25 @@ def test_icetowers_a_piece_hidden_inside_a_tower_is_filled_in_from_the_history()
     assert verdict.accepted and verdict.actions == (cap,)
 
 
+def test_icetowers_a_tower_read_with_one_piece_a_size_off_still_shows_the_cap_and_the_history_keeps_its_sizes():
+    game = get_game("icetowers")
+    state = game.new_initial_state(2, options={"pieces_per_size": 1})
+    before = state.apply("P1 cap red-S on yellow-M")
+    cap = game.parse_action("P2 cap yellow-S on red-M")
+    after = before.apply(cap)
+    pieces = []
+    for k, (tower, _) in enumerate(after.towers):
+        texts = [str(p) for p in tower]
+        # The camera reads the first tower's medium as a large.
+        texts = ["yellow-L" if (t == "yellow-M" and "red-S" in texts) else t for t in texts]
+        pieces += _tower(k, *texts) if len(texts) > 1 else [_free(texts[0])]
+    assert any(p.colour == Colour.YELLOW and p.size == Size.LARGE and p.stack is not None for p in pieces)
+    referee = Referee(adapter_for("icetowers"), before, max_actions=1)
+    verdict = referee.update(Observation("icetowers", tuple(pieces)))
+    assert verdict.accepted and verdict.actions == (cap,)
+    assert referee.state == after  # scored from the history: yellow-M under red-S, as capped
+
+
 def test_a_table_no_play_explains_is_a_verdict():
     game = get_game("icetowers")
     state = game.new_initial_state(2, options={"pieces_per_size": 1})
