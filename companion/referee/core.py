@@ -49,7 +49,7 @@ from companion.vision.tracker import item_text, item_where
 
 UNSURE_COST = 0.5
 """A mismatch on an item the mapper marked unsure costs this much: a misread, not a move."""
-SIZE_MISREAD_COST = 0.5
+MISREAD_COST = 0.5
 """An expected pyramid seen in its place and pose but one size off (or lying with its direction not
 read) costs this much, not a missing item and an extra one: alone it is a misread the best
 explanation may still carry."""
@@ -104,7 +104,7 @@ class Adapter:
 def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) -> float:
     """How badly a position explains what is seen: mismatched items, unsure ones at a discount, and
     a pyramid seen where one was expected, as expected but one size off or lying with no direction
-    read, at `SIZE_MISREAD_COST` (size is what the camera reads least well: a Zamboni that moved and
+    read, at `MISREAD_COST` (size is what the camera reads least well: a Zamboni that moved and
     was read a size down; a plan piece pointing away from the camera may show no direction)."""
     unsure = Counter(unsure or ())
     missing = expected - seen
@@ -117,7 +117,7 @@ def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) ->
                 extra[item] -= pairs
                 missing[other] -= pairs
                 unsure[item] -= min(pairs, unsure[item])
-                cost += pairs * SIZE_MISREAD_COST
+                cost += pairs * MISREAD_COST
     missing, extra = +missing, +extra
     cost += sum(missing.values())
     for item, n in extra.items():
@@ -353,8 +353,27 @@ class Referee:
         seen, _ = self.adapter.seen(observation)
         before, _ = self.adapter.seen(baseline)
         expected_now = self.adapter.expected(self.state)
-        appeared = (seen - before) - (expected_now - before)
-        vanished = (before - seen) - (before - expected_now)
+        # A misread ends when the baseline, with the item now seen put in (or the item now gone
+        # taken out), agrees better with the game: judged as the game compares positions, since a
+        # game may see other items than its state names (an Ice Arena bot is seen as a stack).
+        agreed = Counter(before)
+
+        def gap(items: Counter) -> float:
+            return self.adapter.compare(expected_now, items, Counter())
+
+        appeared, vanished = Counter(), Counter()
+        for item in sorted((seen - before).elements()):
+            grown = agreed + Counter({item: 1})
+            if gap(grown) < gap(agreed):
+                agreed = grown
+            else:
+                appeared[item] += 1
+        for item in sorted((before - seen).elements()):
+            shrunk = agreed - Counter({item: 1})
+            if gap(shrunk) < gap(agreed):
+                agreed = shrunk
+            else:
+                vanished[item] += 1
         appeared, vanished = without_misread_swaps(appeared, vanished)
         if changed is not None:
             def still(item: str) -> bool:
@@ -378,14 +397,23 @@ class Referee:
             # The table is as it was when it last agreed with the game: its misreads persist.
             return Verdict(True, (), "no move", self.state, alternatives, True,
                            self._persistent(observation, expected_now))
-        exact = []
+        # Each explanation's own changes against what appeared and vanished, as the game compares
+        # positions (an Ice Arena bot's text against the stack seen, a piece read a little off).
+        fits = []
         for e in ranked:
             if not e.actions:
                 continue
             after = self.adapter.expected(e.state)
             added, removed = without_misread_swaps(after - expected_now, expected_now - after)
             if added == appeared and removed == vanished:
-                exact.append(e)
+                fits.append((0.0, e))
+                continue
+            # Each side on its own: a misread piece that moved is misread where it was and where it is.
+            sides = (self.adapter.compare(added, appeared, Counter()), self.adapter.compare(removed, vanished, Counter()))
+            if max(sides) < 1:
+                fits.append((sum(sides), e))
+        closest = min((off for off, _ in fits), default=0.0)
+        exact = [e for off, e in fits if off == closest]
         fewest = min((len(e.actions) for e in exact), default=0)
         exact = [e for e in exact if len(e.actions) == fewest]
         if not exact or any(_after(e) != _after(exact[0]) for e in exact[1:]):

@@ -20,8 +20,8 @@ from collections import Counter
 
 from companion.games.ice_arena import IceArenaState
 from companion.pieces import Pose, Size
-from companion.referee.core import Adapter
-from companion.referee.icetowers import explains_hidden
+from companion.referee.core import MISREAD_COST, Adapter
+from companion.referee.icetowers import colours_in_doubt, explains_hidden
 from companion.vision.observation import Observation
 
 BOT = "bot "
@@ -32,8 +32,9 @@ def bot_text(core: list[str], spares: list[str], cap: str, cell: str) -> str:
     return f"{BOT}{'/'.join(core)}|{','.join(sorted(spares))}|{cap} @{cell}"
 
 
-def stack_matches_bot(seen: list[str], bot: str) -> bool:
-    """Whether a seen stack (piece texts bottom to top, no cell) can be the bot `bot_text` names."""
+def stack_matches_bot(seen: list[str], bot: str, doubtful: frozenset[int] = frozenset()) -> bool:
+    """Whether a seen stack (piece texts bottom to top, no cell) can be the bot `bot_text` names;
+    the seen pieces whose indices are in `doubtful` may be of any colour."""
     core_text, spares_text, cap = bot.removeprefix(BOT).rsplit(" @", 1)[0].split("|")
     core = core_text.split("/")
     spares = Counter(s for s in spares_text.split(",") if s)
@@ -41,9 +42,10 @@ def stack_matches_bot(seen: list[str], bot: str) -> bool:
     seen_smalls = [p.rsplit("-", 1)[0] for p in seen if p.endswith("-S")]
     if seen[: len(seen_core)] != seen_core or not seen_smalls or seen_smalls[-1] != cap:
         return False  # smalls go on top, and the owner's small caps the bot
-    if not seen_core or not explains_hidden(seen_core, core):
+    if not seen_core or not explains_hidden(seen_core, core, frozenset(i for i in doubtful if i < len(seen_core))):
         return False
-    return not Counter(seen_smalls[:-1]) - spares
+    sure_spares = [c for i, c in enumerate(seen_smalls[:-1]) if len(seen_core) + i not in doubtful]
+    return not Counter(sure_spares) - spares
 
 
 class IceArenaAdapter(Adapter):
@@ -84,12 +86,24 @@ class IceArenaAdapter(Adapter):
         exact = expected & seen
         bots = [e for e in (expected - exact).elements() if e.startswith(BOT)]
         cost = float(sum(1 for e in (expected - exact).elements() if not e.startswith(BOT)))
+        left = []
         for text in (seen - exact).elements():
             pieces, cell = text.rsplit(" @", 1)
             match = next((b for b in bots if b.endswith(f" @{cell}") and " " not in pieces
                           and stack_matches_bot(pieces.split("/"), b)), None)
             if match is not None:
                 bots.remove(match)
+            else:
+                left.append(text)
+        for text in left:
+            # A covered piece read the colour of the one on it: the bot, misread a little.
+            pieces, cell = text.rsplit(" @", 1)
+            doubtful = colours_in_doubt(pieces.split("/")) if " " not in pieces else frozenset()
+            match = next((b for b in bots if doubtful and b.endswith(f" @{cell}")
+                          and stack_matches_bot(pieces.split("/"), b, doubtful)), None)
+            if match is not None:
+                bots.remove(match)
+                cost += MISREAD_COST
             else:
                 cost += 0.5 if unsure[text] else 1.0
         return cost + len(bots)

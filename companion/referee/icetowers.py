@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from companion.games.icetowers import IceTowersState, tower_text
-from companion.referee.core import SIZE_MISREAD_COST, Adapter
+from companion.referee.core import MISREAD_COST, Adapter
 from companion.vision.observation import Observation, SeenPiece
 
 
@@ -21,21 +21,30 @@ def _size(text: str) -> int:
     return "SML".index(text.rsplit("-", 1)[1]) + 1
 
 
-def explains_hidden(seen: list[str], known: list[str]) -> bool:
+def explains_hidden(seen: list[str], known: list[str], doubtful: frozenset[int] = frozenset()) -> bool:
     """Whether tower `known` (bottom to top) looks like `seen` when some pieces are hidden.
 
     Only a piece capped by one of its own size (or larger) is hidden: a smaller piece on top
-    leaves the lower one in view. The top piece is always seen.
+    leaves the lower one in view. The top piece is always seen. The seen pieces whose indices are
+    in `doubtful` may be of any colour (`colours_in_doubt`).
     """
     if not seen or seen[-1] != known[-1]:
         return False
     i = 0
     for k, piece in enumerate(known):
-        if i < len(seen) and seen[i] == piece:
+        if i < len(seen) and (seen[i] == piece or (i in doubtful and _size(seen[i]) == _size(piece))):
             i += 1
         elif k + 1 >= len(known) or _size(known[k + 1]) < _size(piece):
             return False
     return i == len(seen)
+
+
+def colours_in_doubt(seen: list[str]) -> frozenset[int]:
+    """The pieces of a seen stack (bottom to top) read the colour of the piece on them: a covered
+    piece shows only a band below the one on it, through which that one's colour shows (the commonest
+    colour error on stacked pieces), so their colour says little."""
+    colour = [text.rsplit("-", 1)[0] for text in seen]
+    return frozenset(i for i in range(len(seen) - 1) if colour[i] == colour[i + 1])
 
 
 def _one_piece_a_size_off(seen: list[str], known: list[str]) -> bool:
@@ -92,10 +101,13 @@ class IceTowersAdapter(Adapter):
             else:
                 left.append(text)
         for text in left:
-            match = next((k for k in known if _one_piece_a_size_off(text.split("/"), k.split("/"))), None)
+            parts = text.split("/")
+            doubtful = colours_in_doubt(parts)
+            match = next((k for k in known if _one_piece_a_size_off(parts, k.split("/"))
+                          or (doubtful and explains_hidden(parts, k.split("/"), doubtful))), None)
             if match is not None:
-                known.remove(match)  # a misread the history corrects: the engine's tower is scored
-                cost += SIZE_MISREAD_COST
+                known.remove(match)  # misread a little: the history corrects it, the engine's tower is scored
+                cost += MISREAD_COST
             else:
                 cost += 0.5 if unsure[text] else 1.0
         return cost + len(known)
