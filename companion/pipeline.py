@@ -57,7 +57,7 @@ from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator
 from companion.vision.region import detect_near_board
 from companion.vision.mapper import Mapper, config_for
 from companion.vision.observation import Observation
-from companion.vision.tracker import Tracker, TrackerConfig
+from companion.vision.tracker import Tracker, TrackerConfig, item_text
 
 log = logging.getLogger("companion.pipeline")
 
@@ -748,6 +748,10 @@ class CameraFeed:
             record["persistent_differences"] = list(verdict.persistent)
         if verdict.from_picture:
             record["picture_changed_cells"] = list(verdict.from_picture)
+        if verdict.doubts:
+            # The page shows what the move rests on that the camera was unsure of, and why.
+            record["doubts"] = [f"{item_text(p)}: {'; '.join(p.unsure)}" for p in observation.pieces
+                                if p.unsure and item_text(p) in verdict.doubts] or list(verdict.doubts)
         for action in verdict.actions:
             context.session.apply(str(action), source="camera", observation=record)
             self.stats.counts["actions_applied"] += 1

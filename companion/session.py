@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from companion.games import GameError, IllegalActionError, State, get_game
 from companion.games.base import CHANCE, SIMULTANEOUS, Action, sample_chance, seat_name
@@ -68,6 +68,23 @@ class LogItem:
     time: float
     round: Any = None
     corrected_from: str | None = None  # the action a correction replaced (none while sealed)
+    doubts: tuple[str, ...] = ()  # what the camera was unsure of in the pieces that showed it
+
+
+class _Meta(NamedTuple):
+    """Where an effective action came from."""
+
+    seq: int
+    source: str
+    time: float
+    corrected_from: str | None = None
+    doubts: tuple[str, ...] = ()
+
+
+def doubts_in(observation: Any) -> tuple[str, ...]:
+    """The doubts an action's observation names (the camera's record of an accepted move)."""
+    doubts = observation.get("doubts") if isinstance(observation, dict) else None
+    return tuple(str(d) for d in doubts) if isinstance(doubts, list) else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +181,11 @@ class GameSession:
         self._states: list[State] = [self.header.initial_state()]
         self._actions: list[Action] = []
         self._effects: list[tuple[str, ...]] = []
-        self._meta: list[tuple[int, str, float, str | None]] = []  # (seq, source, time, corrected from)
+        self._meta: list[_Meta] = []
         self._rounds: list[Any] = []  # the round each action was made in, for the log
         for a in effective:
             try:
-                self._push(a.action, a.seq, a.source, a.time, a.corrected_from)
+                self._push(a.action, _Meta(a.seq, a.source, a.time, a.corrected_from, doubts_in(a.observation)))
             except GameError as exc:
                 raise JournalError(f"{journal.path}: entry {a.seq} does not replay: {exc}") from None
         self._verdicts = [self._verdict_item(e) for e in journal.open_verdicts(entries)]
@@ -263,7 +280,7 @@ class GameSession:
         if reason is not None:
             raise IllegalActionError(action, reason)
         entry = self._write("action", action=str(action), source=source, observation=observation)
-        self._push(str(action), entry.seq, source, entry.time)
+        self._push(str(action), _Meta(entry.seq, source, entry.time, doubts=doubts_in(observation)))
 
     def roll(self, source: str = "manual") -> tuple[str, ...]:
         """At a chance node, draws the outcome from the seeded random source and applies it."""
@@ -279,7 +296,7 @@ class GameSession:
         with self._lock:
             if not self._actions:
                 raise SessionError("nothing to undo: no action has been made")
-            seq = self._meta[-1][0]
+            seq = self._meta[-1].seq
             text = str(self._actions[-1])
             self._write("undo", target=seq, source=source)
             self._states.pop()
@@ -298,7 +315,7 @@ class GameSession:
         when `text` is not legal where the corrected action stood.
         """
         with self._lock:
-            index = next((i for i, m in enumerate(self._meta) if m[0] == seq), None)
+            index = next((i for i, m in enumerate(self._meta) if m.seq == seq), None)
             if index is None:
                 raise SessionError(f"seq {seq} is not an action in play (see the log for ids)")
             action = self.game.parse_action(text)
@@ -310,7 +327,7 @@ class GameSession:
                 raise SessionError(f"a correction of {str(self._actions[index])!r} must be an action of "
                                    f"the same player, not {str(action)!r}")
             # Work out the replay before writing, so the journal entry says what was dropped.
-            kept: list[tuple[Action, tuple[int, str, float]]] = []
+            kept: list[tuple[Action, _Meta]] = []
             dropped: list[int] = []
             dropped_text: list[str] = []
             state = state.apply(action)
@@ -319,16 +336,16 @@ class GameSession:
                     state = state.apply(later)
                     kept.append((later, meta))
                 else:
-                    dropped.append(meta[0])
+                    dropped.append(meta.seq)
                     dropped_text.append(str(later))
             was = str(self._actions[index])
             entry = self._write("correct", action=str(action), target=seq, source=source,
                                 detail={"was": was, "dropped": dropped})
             del self._states[index + 1:], self._actions[index:], self._effects[index:], self._meta[index:]
             del self._rounds[index:]
-            self._push(str(action), seq, source, entry.time, was)
-            for later, (s, src, t, earlier) in kept:
-                self._push(str(later), s, src, t, earlier)
+            self._push(str(action), _Meta(seq, source, entry.time, was))
+            for later, meta in kept:
+                self._push(str(later), meta)
         self._changed()
         return dropped_text
 
@@ -412,7 +429,7 @@ class GameSession:
         self._last_error = None
         return entry
 
-    def _push(self, text: str, seq: int, source: str, when: float, corrected_from: str | None = None) -> None:
+    def _push(self, text: str, meta: _Meta) -> None:
         action = self.game.parse_action(text)
         before = self._states[-1]
         state, effects = before.apply_with_effects(action)
@@ -420,7 +437,7 @@ class GameSession:
         self._states.append(state)
         self._actions.append(action)
         self._effects.append(tuple(effects))
-        self._meta.append((seq, source, when, corrected_from))
+        self._meta.append(meta)
 
     def _verdict_item(self, entry: Entry) -> VerdictItem:
         d = entry.detail
@@ -440,13 +457,13 @@ class GameSession:
         states, actions = tuple(self._states), tuple(self._actions)
         sealed = _sealed_indices(states, actions)
         log_items = []
-        for i, (action, effects, (seq, source, when, was)) in enumerate(zip(actions, self._effects, self._meta)):
+        for i, (action, effects, meta) in enumerate(zip(actions, self._effects, self._meta)):
             hidden = i in sealed
             log_items.append(LogItem(
-                seq, i + 1,
+                meta.seq, i + 1,
                 f"{seat_name(action.player)} committed a secret choice" if hidden else str(action),
-                action.player, hidden, () if hidden else effects, source, when, self._rounds[i],
-                None if hidden else was))
+                action.player, hidden, () if hidden else effects, meta.source, meta.time, self._rounds[i],
+                None if hidden else meta.corrected_from, () if hidden else meta.doubts))
         return Snapshot(self._version, self.game_id, self.header, dict(self._extra), states, actions,
                         tuple(log_items), tuple(str(a) for a in actions), tuple(self._verdicts),
                         self._last_error)

@@ -165,6 +165,9 @@ class Verdict:
             which legal action was played.
         revision: an earlier action to correct before `actions` are applied (`state` is the state
             after both), when only that correction explains the change.
+        doubts: the items seen new since the baseline (or the game's position) that the mapper was
+            unsure of, when the verdict accepts actions: the move may rest on them, and the page
+            says so rather than take it silently.
     """
 
     accepted: bool
@@ -176,6 +179,7 @@ class Verdict:
     persistent: tuple[str, ...] = field(default=())
     from_picture: tuple[str, ...] = field(default=())
     revision: Revision | None = None
+    doubts: tuple[str, ...] = field(default=())
 
     def __str__(self) -> str:
         return self.text
@@ -247,9 +251,16 @@ class Referee:
         tried when nothing else explains the change.
         """
         verdict = self._judge_as_is(observation, baseline, changed_cells)
-        if verdict.accepted or baseline is None or not recent:
-            return verdict
-        return self._judge_revised(observation, baseline, changed_cells, recent) or verdict
+        if not verdict.accepted and baseline is not None and recent:
+            verdict = self._judge_revised(observation, baseline, changed_cells, recent) or verdict
+        if verdict.accepted and verdict.actions:
+            verdict = replace(verdict, doubts=self._doubts(observation, baseline))
+        return verdict
+
+    def _doubts(self, observation: Observation, baseline: Observation | None) -> tuple[str, ...]:
+        seen, unsure = self.adapter.seen(observation)
+        known = self.adapter.seen(baseline)[0] if baseline is not None else self.adapter.expected(self.state)
+        return tuple(sorted(item for item in unsure if unsure[item] > 0 and item not in known))
 
     def _judge_revised(self, observation: Observation, baseline: Observation, changed_cells: frozenset[str] | None,
                        recent: Sequence[tuple[State, Any]]) -> Verdict | None:

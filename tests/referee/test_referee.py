@@ -8,6 +8,7 @@ from companion.referee import Referee, adapter_for
 from companion.referee.core import distance
 from companion.vision.observation import Observation, SeenPiece
 from collections import Counter
+from dataclasses import replace
 
 
 def _tower(stack_id, *pieces):
@@ -372,3 +373,19 @@ def test_a_reveal_whose_plan_piece_shows_no_direction_is_ambiguous_and_each_read
         assert steps[0].startswith("P1 plan M") and steps[0].endswith(" MW") and steps[1] == "P4 plan LN SE"
     # Read pointing east, the reveal is plain.
     assert referee.judge(_observed(referee.adapter.expected(revealed).elements())).accepted
+
+
+def test_a_move_accepted_on_a_piece_the_camera_was_unsure_of_says_so():
+    state = _icebomb_bombs_phase("P3 bomb d4")
+    baseline = _beads("d4")
+    sure, doubtful = _beads("d4", "h5"), _beads("d4", "h5")
+    doubtful = Observation("icebomb-arena", tuple(
+        replace(p, unsure=("found with low confidence (0.42)",)) if p.cell == "h5" else p for p in doubtful.pieces))
+    verdict = _icebomb_referee(state).judge(doubtful, baseline)
+    assert verdict.accepted and [str(a) for a in verdict.actions] == ["P4 bomb h5"]
+    assert verdict.doubts == ("bead @h5",)
+    assert _icebomb_referee(state).judge(sure, baseline).doubts == ()
+    # A doubt about a piece that was already there says nothing about this move.
+    old_doubt = Observation("icebomb-arena", tuple(
+        replace(p, unsure=("found with low confidence (0.42)",)) if p.cell == "d4" else p for p in sure.pieces))
+    assert _icebomb_referee(state).judge(old_doubt, baseline).doubts == ()

@@ -100,6 +100,8 @@ def test_correct(client, app):
     assert r.status_code == 200
     assert hub_of(app).session.snapshot().secret_text[0] == "P1 bid S"
     assert "corrected from P1 bid -" in client.get("/").get_data(as_text=True)
+    hub_of(app).session.apply("P3 bomb d4", source="camera", observation={"doubts": ["bead @d4: found with low confidence"]})
+    assert "unsure: bead @d4: found with low confidence" in client.get("/").get_data(as_text=True)
     assert post(client, "/api/correct", {"seq": 9999, "action": "P1 bid S"}).status_code == 404
     assert post(client, "/api/correct", {"seq": "1", "action": "P1 bid S"}).get_json()["field"] == "seq"
     assert post(client, "/api/correct", {"seq": seq, "action": "P1 bid LLLLL"}).status_code in (400, 409)

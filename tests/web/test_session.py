@@ -102,6 +102,17 @@ def test_correction_replaces_an_action_and_drops_what_became_illegal(session, tm
     again.close()
 
 
+def test_a_camera_move_resting_on_a_doubt_says_so_in_the_log_also_after_a_restart(session, tmp_path):
+    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS", "P4 bid SS"):
+        session.apply(text)
+    session.apply("P3 bomb d4", source="camera", observation={"doubts": ["bead @d4: found with low confidence (0.42)"]})
+    session.apply("P4 bomb h5", source="camera", observation={"camera": {}})
+    assert [item.doubts for item in session.snapshot().log[4:]] == [("bead @d4: found with low confidence (0.42)",), ()]
+    again = GameSession.resume(tmp_path)
+    assert [item.doubts for item in again.snapshot().log[4:]] == [("bead @d4: found with low confidence (0.42)",), ()]
+    again.close()
+
+
 def test_correction_must_be_legal_and_of_the_same_player(session):
     session.apply("P1 bid -")
     seq = session.snapshot().log[0].seq
