@@ -244,11 +244,7 @@ def _observed(items):
 
 
 def test_a_piece_that_stays_put_but_is_read_another_size_is_a_misread_not_part_of_the_move():
-    state = get_game("icebomb-arena").new_initial_state(4)
-    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS", "P4 bid SS", "P3 bomb d4", "P4 bomb h5", "P1 bomb c1",
-                 "P2 bomb a6", "P3 bomb h6", "P4 bomb d2", "P1 bomb g4", "P2 bomb g6", "P3 enter e4", "P4 enter e8",
-                 "P1 enter h7", "P2 enter f5", "P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW"):
-        state = state.apply(text)
+    state = _played("P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW")[0][-1]
     referee = _icebomb_referee(state)
     baseline = _observed(referee.adapter.expected(state).elements())
     moved = state.apply("P3 move SN")
@@ -288,11 +284,7 @@ def test_a_pyramid_read_one_size_off_in_its_place_is_a_misread_the_best_explanat
 
 
 def test_a_piece_that_stays_put_but_whose_direction_cannot_be_told_is_a_misread_not_part_of_the_move():
-    state = get_game("icebomb-arena").new_initial_state(4)
-    for text in ("P1 bid -", "P2 bid SS", "P3 bid MS", "P4 bid SS", "P3 bomb d4", "P4 bomb h5", "P1 bomb c1",
-                 "P2 bomb a6", "P3 bomb h6", "P4 bomb d2", "P1 bomb g4", "P2 bomb g6", "P3 enter e4", "P4 enter e8",
-                 "P1 enter h7", "P2 enter f5", "P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW"):
-        state = state.apply(text)
+    state = _played("P3 plan SN SW", "P2 plan MU SS", "P4 plan LN SE", "P1 plan ME MW")[0][-1]
     referee = _icebomb_referee(state)
     baseline = _observed(referee.adapter.expected(state).elements())
     moved = state.apply("P3 move SN")
