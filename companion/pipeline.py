@@ -32,7 +32,7 @@ import os
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -701,10 +701,11 @@ class CameraFeed:
                 seen = str(change) if change is not None else "the table when the camera started"
                 fixes = verdict.fixes()
                 kind = "misread" if verdict.text.startswith("ambiguous") or observation.unsure else "illegal"
-                session.add_verdict(kind, seen, verdict.text, fixes, source="camera", observation=record,
-                                    supersede=True)
+                verdict_id = session.add_verdict(kind, seen, verdict.text, fixes, source="camera",
+                                                 observation=record, supersede=True)
                 self.stats.counts["verdicts"] += 1
                 self.stats.counts[f"verdicts_{kind}"] += 1
+                self._demo_players_fix(context, verdict_id, fixes, judged, image)
                 return
             except IllegalActionError:
                 if attempt:
@@ -808,6 +809,29 @@ class CameraFeed:
                 return
             if context.baseline_state == before:
                 context.baseline_state = _state_key(session.snapshot().state)
+
+    def _demo_players_fix(self, context: _GameContext, verdict_id: int, fixes: Sequence[str],
+                          observation: Observation, image: np.ndarray) -> None:
+        """The demo's players click the verdict's fix that is what they played, when one is (the
+        record's next actions; a reveal's plans in any order), as players at a real table would;
+        the position seen then agrees with the game and becomes the baseline."""
+        if not self._demo_actions:
+            return
+        done = len(context.session.snapshot().actions)
+        for fix in fixes:
+            steps = [step.strip() for step in fix.split(";")]
+            if sorted(steps) != sorted(self._demo_actions[done:done + len(steps)]):
+                continue
+            try:
+                context.session.resolve_verdict(verdict_id, "; ".join(self._demo_actions[done:done + len(steps)]),
+                                                source="demo")
+            except (GameError, SessionError, JournalFullError) as exc:
+                log.warning("demo: the fix %r could not be applied: %s", fix, exc)
+                return
+            self.stats.counts["demo_fixes"] += 1
+            context.baseline, context.baseline_picture = observation, image
+            context.baseline_state = _state_key(context.session.snapshot().state)
+            return
 
     # --- the picture for the page ---------------------------------------------------------------
 

@@ -49,6 +49,9 @@ from companion.vision.tracker import item_text, item_where
 
 UNSURE_COST = 0.5
 """A mismatch on an item the mapper marked unsure costs this much: a misread, not a move."""
+MAX_OPTIONS = 6
+"""An ambiguous verdict offers at most this many of its readings as fixes (a piece's direction
+unread on a square board is four)."""
 MISREAD_COST = 0.5
 """An expected pyramid seen in its place and pose but one size off (or lying with its direction not
 read) costs this much, not a missing item and an extra one: alone it is a misread the best
@@ -168,6 +171,8 @@ class Verdict:
         doubts: the items seen new since the baseline (or the game's position) that the mapper was
             unsure of, when the verdict accepts actions: the move may rest on them, and the page
             says so rather than take it silently.
+        options: the explanations an ambiguous verdict could not choose between, one per position
+            they leave (the page offers each as a fix).
     """
 
     accepted: bool
@@ -180,14 +185,17 @@ class Verdict:
     from_picture: tuple[str, ...] = field(default=())
     revision: Revision | None = None
     doubts: tuple[str, ...] = field(default=())
+    options: tuple[Explanation, ...] = field(default=())
 
     def __str__(self) -> str:
         return self.text
 
     def fixes(self, limit: int = 3) -> list[str]:
-        """One-click fixes for the page: the explanations considered that come close (distance under
-        2), of the fewest actions among them: single moves, or a reveal's plans together when no
-        single action explains the table."""
+        """One-click fixes for the page: an ambiguous verdict's options (up to `MAX_OPTIONS`), else
+        the explanations considered that come close (distance under 2), of the fewest actions among
+        them: single moves, or a reveal's plans together when no single action explains the table."""
+        if self.options:
+            return [e.text for e in self.options][:MAX_OPTIONS]
         close = [e for e in self.alternatives if e.actions and e.distance < 2]
         fewest = min((len(e.actions) for e in close), default=0)
         return [e.text for e in close if len(e.actions) == fewest][:limit]
@@ -314,13 +322,23 @@ class Referee:
         if picture is not None:
             return picture
         if best.distance < 1:
-            options = " or ".join(f"({e.text})" if len(e.actions) > 1 else e.text for e in [best, *ties][:3])
-            return Verdict(False, (), f"ambiguous: {options}; please confirm", self.state, tuple(ranked[: self.keep]))
+            return self._ambiguous([best, *ties], ranked)
         guess = best if best.actions else next((e for e in ranked if e.actions), best)
         expected = ", ".join(guess.missing) or "nothing more"
         seen = ", ".join(guess.extra) or "nothing more"
         return Verdict(False, (), f"illegal or misread: expected {expected} (after {guess.text}), seen {seen}",
                        self.state, tuple(ranked[: self.keep]))
+
+    def _ambiguous(self, explanations: list[Explanation], ranked: list[Explanation]) -> Verdict:
+        """'ambiguous: A or B; please confirm', offering each position the explanations leave."""
+        options: list[Explanation] = []
+        for e in explanations:
+            if all(_after(e) != _after(o) for o in options):
+                options.append(e)
+        named = " or ".join(f"({e.text})" if len(e.actions) > 1 else e.text for e in options[:3])
+        more = f" (or {len(options) - 3} more)" if len(options) > 3 else ""
+        return Verdict(False, (), f"ambiguous: {named}{more}; please confirm", self.state, tuple(ranked[: self.keep]),
+                       options=tuple(options))
 
     def _judge_picture(self, observation: Observation, baseline: Observation, changed: frozenset[str],
                        ranked: list[Explanation]) -> Verdict | None:
@@ -427,8 +445,10 @@ class Referee:
         exact = [e for off, e in fits if off == closest]
         fewest = min((len(e.actions) for e in exact), default=0)
         exact = [e for e in exact if len(e.actions) == fewest]
-        if not exact or any(_after(e) != _after(exact[0]) for e in exact[1:]):
-            return None  # nothing explains the change, or two moves do: the usual verdict
+        if not exact:
+            return None  # nothing explains the change: the usual verdict
+        if any(_after(e) != _after(exact[0]) for e in exact[1:]):
+            return self._ambiguous(exact, ranked)
         best = exact[0]
         return Verdict(True, best.actions, best.text, best.state, alternatives, True,
                        self._persistent(observation, self.adapter.expected(best.state)))

@@ -358,11 +358,12 @@ def test_a_reveal_whose_plan_piece_shows_no_direction_is_ambiguous_and_each_read
     verdict = referee.judge(_observed(seen))
     assert not verdict.accepted and verdict.text.startswith("ambiguous: (")
     fixes = verdict.fixes()
-    # Each fix is the whole reveal, one reading of the medium each.
-    assert len(fixes) == 3 and len(set(fixes)) == 3
+    # Each fix is the whole reveal, one reading of the medium each, the true one among them.
+    assert len(fixes) == len(set(fixes)) >= 4
     for fix in fixes:
         steps = sorted(fix.split("; "))
         assert steps[0].startswith("P1 plan M") and steps[0].endswith(" MW") and steps[1] == "P4 plan LN SE"
+    assert ["P1 plan ME MW", "P4 plan LN SE"] in [sorted(fix.split("; ")) for fix in fixes]
     # Read pointing east, the reveal is plain.
     assert referee.judge(_observed(referee.adapter.expected(revealed).elements())).accepted
 
@@ -381,3 +382,22 @@ def test_a_move_accepted_on_a_piece_the_camera_was_unsure_of_says_so():
     old_doubt = Observation("icebomb-arena", tuple(
         replace(p, unsure=("found with low confidence (0.42)",)) if p.cell == "d4" else p for p in sure.pieces))
     assert _icebomb_referee(state).judge(old_doubt, baseline).doubts == ()
+
+
+def test_a_reveal_read_from_the_change_past_a_persistent_misread_is_ambiguous_when_a_direction_is_unread():
+    states, _ = _played("P3 plan SN SW", "P2 plan MU SS")
+    referee = _icebomb_referee(states[-1])
+    revealed = states[-1].apply("P4 plan LN SE").apply("P1 plan ME MW")
+    # The detector never finds the glass bead on a6: the baseline and every position since miss it.
+    def without_a6(items):
+        return [item for item in items if item != "bead @a6"]
+
+    baseline = _observed(without_a6(referee.adapter.expected(states[-1]).elements()))
+    seen = [("red-M ? @P1" if item == "red-M E @P1" else item) for item in without_a6(referee.adapter.expected(revealed).elements())]
+    verdict = referee.judge(_observed(seen), baseline)
+    assert not verdict.accepted and verdict.text.startswith("ambiguous: (") and "more); please confirm" in verdict.text
+    assert len(verdict.options) >= 4 and ["P1 plan ME MW", "P4 plan LN SE"] in [sorted(f.split("; ")) for f in verdict.fixes()]
+    # Read pointing east, the reveal is read from the change, the bead's absence a misread that persists.
+    plain = referee.judge(_observed(without_a6(referee.adapter.expected(revealed).elements())), baseline)
+    assert plain.accepted and plain.by_change and plain.persistent == ("bead @a6",)
+
