@@ -266,7 +266,7 @@ class Referee:
         return verdict
 
     def _doubts(self, observation: Observation, baseline: Observation | None) -> tuple[str, ...]:
-        seen, unsure = self.adapter.seen(observation)
+        _, unsure = self.adapter.seen(observation)
         known = self.adapter.seen(baseline)[0] if baseline is not None else self.adapter.expected(self.state)
         return tuple(sorted(item for item in unsure if unsure[item] > 0 and item not in known))
 

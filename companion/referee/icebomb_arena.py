@@ -101,8 +101,8 @@ class IcebombAdapter(Adapter):
                 choices.append([a for score, a in scored if score == least])
             if not choices:
                 return []
-            joint = list(itertools.islice(itertools.product(*choices), MAX_JOINT_REVEALS))
-            return joint if len(joint) < MAX_JOINT_REVEALS else [tuple(c[0] for c in choices)]
+            joint = list(itertools.islice(itertools.product(*choices), MAX_JOINT_REVEALS + 1))
+            return joint if len(joint) <= MAX_JOINT_REVEALS else [tuple(c[0] for c in choices)]
         if state.phase == Phase.BID:
             return []  # secret bids are entered by hand: nothing on the table shows them
         return [(a,) for a in state.legal_actions()]

@@ -159,7 +159,7 @@ def changed_cells(before: np.ndarray, after: np.ndarray, location: BoardLocation
         return None
     changed, cell_area = found
     blobs = _blobs(changed, cell_area, config)
-    cells = set()
+    cells: set[str] = set()
     if blobs:
         ground_mm = location.image_to_board(np.array([b.ground for b in blobs], float))
         cells = {c for c in (cell_of((float(x), float(y))) for x, y in ground_mm) if c is not None}
