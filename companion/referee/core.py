@@ -391,16 +391,17 @@ class Referee:
             return self.adapter.compare(expected_now, items, Counter())
 
         appeared, vanished = Counter(), Counter()
+        current = gap(agreed)
         for item in sorted((seen - before).elements()):
             grown = agreed + Counter({item: 1})
-            if gap(grown) < gap(agreed):
-                agreed = grown
+            if (closer := gap(grown)) < current:
+                agreed, current = grown, closer
             else:
                 appeared[item] += 1
         for item in sorted((before - seen).elements()):
             shrunk = agreed - Counter({item: 1})
-            if gap(shrunk) < gap(agreed):
-                agreed = shrunk
+            if (closer := gap(shrunk)) < current:
+                agreed, current = shrunk, closer
             else:
                 vanished[item] += 1
         appeared, vanished = without_misread_swaps(appeared, vanished)
