@@ -78,6 +78,24 @@ def test_icetowers_a_tower_read_with_one_piece_a_size_off_still_shows_the_cap_an
     assert referee.state == after  # scored from the history: yellow-M under red-S, as capped
 
 
+def test_icetowers_a_covered_piece_read_the_colour_of_the_one_on_it_still_shows_the_cap():
+    game = get_game("icetowers")
+    state = game.new_initial_state(2, options={"pieces_per_size": 1})
+    cap = game.parse_action("P1 cap red-S on yellow-M")
+    after = state.apply(cap)
+    pieces = []
+    for k, (tower, _) in enumerate(after.towers):
+        texts = [str(p) for p in tower]
+        # The yellow medium under the red small is read red, the colour that shows through it.
+        texts = ["red-M" if (t == "yellow-M" and len(texts) > 1) else t for t in texts]
+        pieces += _tower(k, *texts) if len(texts) > 1 else [_free(texts[0])]
+    assert any(p.colour == Colour.RED and p.size == Size.MEDIUM and p.stack is not None for p in pieces)
+    referee = Referee(adapter_for("icetowers"), state, max_actions=1)
+    verdict = referee.update(Observation("icetowers", tuple(pieces)))
+    assert verdict.accepted and verdict.actions == (cap,)
+    assert referee.state == after  # the history's yellow medium, not the red one read
+
+
 def test_a_table_no_play_explains_is_a_verdict():
     game = get_game("icetowers")
     state = game.new_initial_state(2, options={"pieces_per_size": 1})
