@@ -214,18 +214,27 @@ def replay(header: RecordHeader, events: Iterable[RecordEvent]) -> Iterator[tupl
         yield Verdict(event.line, str(action), True, None, tuple(effects)), state
 
 
+def _runs(played: Sequence[str], together: Callable[[str], bool], upto: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of `played` before `upto`: consecutive actions for which `together`
+    holds form one run (made at once), any other action is a run of its own."""
+    start = 0
+    while start < min(upto, len(played)):
+        end = start + 1
+        while together(played[start]) and end < len(played) and together(played[end]):
+            end += 1
+        yield start, end
+        start = end
+
+
 def agreeing_prefix(seen: Sequence[str], played: Sequence[str], together: Callable[[str], bool]) -> int:
     """How many of the first actions of `seen` are those of `played` (a record's), where a run of
     consecutive played actions for which `together` holds was made at once and may be seen in any
     order (Icebomb Arena's plans are revealed together; a camera applies them seat by seat)."""
     agree = 0
-    while agree < min(len(seen), len(played)):
-        run = 1
-        while together(played[agree]) and agree + run < len(played) and together(played[agree + run]):
-            run += 1
-        if sorted(seen[agree:agree + run]) != sorted(played[agree:agree + run]):
+    for start, end in _runs(played, together, len(seen)):
+        if sorted(seen[start:end]) != sorted(played[start:end]):
             break
-        agree += run
+        agree = end
     return agree
 
 
@@ -234,13 +243,5 @@ def actions_differing(seen: Sequence[str], played: Sequence[str], together: Call
     runs of actions made at once (`together`, as for `agreeing_prefix`) compared as sets. Where a
     misread left the game where the record's action would have (a gladiator stopped by the edge
     either way), a camera goes on in step with the record and only that action differs."""
-    differing: list[int] = []
-    start = 0
-    while start < min(len(seen), len(played)):
-        run = 1
-        while together(played[start]) and start + run < len(played) and together(played[start + run]):
-            run += 1
-        theirs = played[start:start + run]
-        differing += [start + k for k, text in enumerate(seen[start:start + run]) if text not in theirs]
-        start += run
-    return differing
+    return [start + k for start, end in _runs(played, together, len(seen))
+            for k, text in enumerate(seen[start:end]) if text not in played[start:end]]
