@@ -49,6 +49,17 @@ def test_a_tree_of_large_medium_small_is_much_shorter_than_their_heights_added()
     assert width_there == pytest.approx(BASE_MM[Size.MEDIUM] - 2 * geo.WALL_MM)
 
 
+def test_a_trees_rims_sit_where_they_do_on_real_pieces():
+    # Measured on the reference photograph of real trees (docs/synth.md, ruling 2): the medium's rim
+    # at about 0.25-0.27 of a large-medium-small tree's height, the small's at 0.55. A thin rim
+    # (0.8 mm, before session 18) nests the pieces so deep that a tree looks like a lone large.
+    rise_m = geo.stack_rise(Size.LARGE, Size.MEDIUM)
+    rise_s = geo.stack_rise(Size.MEDIUM, Size.SMALL)
+    top = rise_m + rise_s + HEIGHT_MM[Size.SMALL]
+    assert 0.25 <= rise_m / top <= 0.29
+    assert 0.53 <= (rise_m + rise_s) / top <= 0.57
+
+
 def test_a_larger_piece_cannot_rest_on_a_smaller_one_and_nests_only_inside_larger():
     with pytest.raises(ValueError, match="cannot rest on a small"):
         geo.stack_rise(Size.SMALL, Size.MEDIUM)
