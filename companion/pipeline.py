@@ -79,6 +79,9 @@ SHEET_SEARCH_SHARE = 0.1
 # piece read a size off at the reveal, shown wrong when it is played): a four-player round of
 # Icebomb Arena is four plans and eight actions.
 RECENT_ACTIONS = 12
+# When the camera's verdict offers no fix that is what they played, the demo's players type in at
+# most this many of the record's next actions (a reveal's plans count as one).
+DEMO_REACH = 6
 
 
 class PipelineConfigError(ValueError):
@@ -812,26 +815,62 @@ class CameraFeed:
 
     def _demo_players_fix(self, context: _GameContext, verdict_id: int, fixes: Sequence[str],
                           observation: Observation, image: np.ndarray) -> None:
-        """The demo's players click the verdict's fix that is what they played, when one is (the
-        record's next actions; a reveal's plans in any order), as players at a real table would;
-        the position seen then agrees with the game and becomes the baseline."""
+        """The demo's players answer a verdict as players at a real table would: they click its fix
+        that is what they played, when one is (the record's next actions; a reveal's plans in any
+        order), and otherwise type in what they played, as far as the table shows it. The position
+        seen then agrees with the game and becomes the baseline. The log says "demo" for both, so
+        the camera's own share stays countable (scripts/bench_pipeline.py)."""
         if not self._demo_actions:
             return
         done = len(context.session.snapshot().actions)
         for fix in fixes:
             steps = [step.strip() for step in fix.split(";")]
-            if sorted(steps) != sorted(self._demo_actions[done:done + len(steps)]):
-                continue
-            try:
-                context.session.resolve_verdict(verdict_id, "; ".join(self._demo_actions[done:done + len(steps)]),
-                                                source="demo")
-            except (GameError, SessionError, JournalFullError) as exc:
-                log.warning("demo: the fix %r could not be applied: %s", fix, exc)
+            if sorted(steps) == sorted(self._demo_actions[done:done + len(steps)]):
+                self._demo_players_enter(context, verdict_id, self._demo_actions[done:done + len(steps)],
+                                         "demo_fixes", observation, image)
                 return
-            self.stats.counts["demo_fixes"] += 1
-            context.baseline, context.baseline_picture = observation, image
-            context.baseline_state = _state_key(context.session.snapshot().state)
+        shown = self._record_actions_shown(context, observation)
+        if shown:
+            self._demo_players_enter(context, verdict_id, shown, "demo_entries", observation, image)
+
+    def _record_actions_shown(self, context: _GameContext, observation: Observation) -> list[str]:
+        """The record's next actions that the table shows: the fewest (up to `DEMO_REACH`, a reveal's
+        plans together) after which the game's position fits what the camera sees best, when that is
+        better than the position now. The camera misread the table, so the fit need not be exact:
+        the players know what they did; the picture only says how far they have got."""
+        snapshot = context.session.snapshot()
+        state, done = snapshot.state, len(snapshot.actions)
+        seen, unsure = context.adapter.seen(observation)
+        best_fit = context.adapter.compare(context.adapter.expected(state), seen, unsure)
+        best, end = done, done
+        for _ in range(DEMO_REACH):
+            if end >= len(self._demo_actions):
+                break
+            stop = end + 1
+            while (" plan " in self._demo_actions[end] and stop < len(self._demo_actions)
+                   and " plan " in self._demo_actions[stop]):
+                stop += 1
+            try:
+                for action in self._demo_actions[end:stop]:
+                    state = state.apply(action)
+            except GameError:
+                break
+            end = stop
+            fit = context.adapter.compare(context.adapter.expected(state), seen, unsure)
+            if fit < best_fit:
+                best_fit, best = fit, end
+        return self._demo_actions[done:best]
+
+    def _demo_players_enter(self, context: _GameContext, verdict_id: int, actions: Sequence[str], count: str,
+                            observation: Observation, image: np.ndarray) -> None:
+        try:
+            context.session.resolve_verdict(verdict_id, "; ".join(actions), source="demo")
+        except (GameError, SessionError, JournalFullError) as exc:
+            log.warning("demo: %r could not be entered: %s", "; ".join(actions), exc)
             return
+        self.stats.counts[count] += 1
+        context.baseline, context.baseline_picture = observation, image
+        context.baseline_state = _state_key(context.session.snapshot().state)
 
     # --- the picture for the page ---------------------------------------------------------------
 

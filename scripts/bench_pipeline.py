@@ -135,7 +135,8 @@ def throughput(frames, prefix, detect, config, demo_record=None) -> dict:
         played = [a for line in Path(demo_record).read_text().splitlines()[1:] if (a := json.loads(line).get("action"))]
         agree = agreeing_prefix([i.text for i in log], played, together=lambda a: " plan " in a)
         differing = actions_differing([i.text for i in log], played, together=lambda a: " plan " in a)
-        right = {"record_moves_in_order": sum(1 for i in log[:agree] if i.source == "camera"),
+        right = {"log_actions": len(log), "log_actions_by_demo_players": sum(1 for i in log if i.source == "demo"),
+                 "record_moves_in_order": sum(1 for i in log[:agree] if i.source == "camera"),
                  "camera_moves_off_record": len(moves) - sum(1 for i in log[:agree] if i.source == "camera"),
                  "camera_moves_differing": [log[k].text for k in differing if log[k].source == "camera"],
                  "record_moves": len(played)}
@@ -279,6 +280,8 @@ def main() -> int:
         print(f"the record's moves read right, in order from the start: {t['record_moves_in_order']} by the camera "
               f"(of {t['record_moves']} in the record, secret bids entered from it); "
               f"camera moves after the first wrong one: {t['camera_moves_off_record']}")
+        print(f"the game's log: {t['log_actions']} actions, {t['log_actions_by_demo_players']} of them entered by the "
+              f"demo's players (secret bids, verdicts' fixes clicked, moves typed in)")
         print(f"camera moves that differ from the record's in the same place (plans as sets): "
               f"{len(t['camera_moves_differing'])} {t['camera_moves_differing']}")
     for stage, s in t["stages"].items():

@@ -206,6 +206,40 @@ def test_the_demo_enters_the_secret_bids_from_its_record_and_the_camera_reads_th
     hub.close()
 
 
+def test_the_demo_s_players_type_in_what_the_table_shows_when_no_fix_offered_is_it(tmp_path):
+    from companion.vision.observation import Observation, SeenPiece
+
+    hub = SessionHub(tmp_path)
+    hub.import_record(LINES[:1])
+    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource([]), demo_record=SAMPLE)
+    feed._start_demo_game(hub)
+    context = feed._game(hub)
+    feed._enter_unseen_demo_moves(context)
+    assert [item.text for item in hub.session.snapshot().log] == TEXTS[:4]
+    assert TEXTS[4:7] == ["P3 bomb d4", "P4 bomb h5", "P1 bomb c1"]
+
+    def seen(*cells_of_beads, stray=None):
+        pieces = [SeenPiece("bead", cell=c) for c in cells_of_beads]
+        pieces += [SeenPiece("pawn", cell=stray)] if stray else []
+        return Observation("icebomb-arena", tuple(pieces))
+
+    image = np.zeros((8, 8, 3), np.uint8)
+    # A pawn the camera imagines, and no bead of theirs: the players have nothing to type in.
+    nothing = seen(stray="a1")
+    verdict = hub.session.add_verdict("illegal", "+[pawn @a1]", "illegal or misread", source="camera")
+    feed._demo_players_fix(context, verdict, [], nothing, image)
+    assert len(hub.session.snapshot().actions) == 4 and len(hub.session.snapshot().verdicts) == 1
+    # Two bombs placed and the same stray pawn: the players type in the two bombs the table shows
+    # (not the third, which it does not), and that position becomes the camera's baseline.
+    two_bombs = seen("d4", "h5", stray="a1")
+    feed._demo_players_fix(context, verdict, [], two_bombs, image)
+    log = [(item.source, item.text) for item in hub.session.snapshot().log]
+    assert log[4:] == [("demo", "P3 bomb d4"), ("demo", "P4 bomb h5")]
+    assert hub.session.snapshot().verdicts == () and feed.stats.counts["demo_entries"] == 1
+    assert context.baseline is two_bombs
+    hub.close()
+
+
 def test_a_pawn_before_the_bombs_are_placed_is_a_verdict_and_the_game_does_not_change(tmp_path, table):
     hub = hub_after_bids(tmp_path)
     state = hub.session.snapshot().state
