@@ -24,6 +24,7 @@ Vision code: no game rules here.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -94,6 +95,30 @@ class MapperConfig:
     pieces_overlap: bool = True
     same_piece_iou: float = 0.45
     plane_in_pixels: bool = False
+
+
+# A stack's pieces the detector may miss between two it finds (an Ice Arena bot's second medium, the
+# smalls under its cap): the upper found piece then rests that much higher on the lower one.
+MAX_HIDDEN_BETWEEN = 3
+
+
+@functools.lru_cache(maxsize=None)
+def rest_heights(lower: Size, upper: Size) -> tuple[float, ...]:
+    """Heights (mm) above `lower`'s base at which `upper`'s base may rest when it is stacked on
+    `lower`: directly, or over up to `MAX_HIDDEN_BETWEEN` pieces in between, each no larger than the
+    one under it and no smaller than `upper` (since session 18's thicker rims a piece of the same
+    size rises about 5 mm, so three hidden ones put the top piece a third of a medium higher)."""
+    heights: set[float] = set()
+
+    def climb(below: Size, height: float, left: int) -> None:
+        heights.add(round(height + stack_rise(below, upper), 3))
+        if left:
+            for between in Size:
+                if upper <= between <= below:
+                    climb(between, height + stack_rise(below, between), left - 1)
+
+    climb(lower, 0.0, MAX_HIDDEN_BETWEEN)
+    return tuple(sorted(heights))
 
 
 def bearing(dx: float, dy: float) -> float:
@@ -290,7 +315,7 @@ class Mapper:
         slack = self.config.pixel_slack / length
         if loose:
             return 0.0 if -0.1 - slack <= t <= 1.0 + slack else None
-        miss = abs(t - stack_rise(lower.size, upper.size) / HEIGHT_MM[lower.size])
+        miss = min(abs(t - h / HEIGHT_MM[lower.size]) for h in rest_heights(lower.size, upper.size))
         if miss > self.config.rest_tolerance + slack:
             return None
         # The upper piece's apex must stand above the lower's apex along the axis.
