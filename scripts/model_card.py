@@ -231,13 +231,6 @@ crops are made worse first by one of `companion/webcam.py`'s effects at a random
 Session 14, on a lent GPU (`scripts/device-train`; docs/training.md, "With a GPU"), rendered 14,513 new scenes of
 all five games there in 150 s (dataset seed 131, 1280x720, half of the cameras stood back) and cut them as above
 (`--seed 131 --webcam-share 0.3`: 11,599 training crops); they were used there and not kept.
-Session 18 made stacked pieces rest as real ones do (a 1.5 mm rim instead of 0.8, measured on a photograph of
-real trees: docs/synth.md, ruling 2), rendered `datasets/pieces-hd`, `datasets/closeup` and `datasets/referee` again
-from their seeds with it (every figure below is on those; the crops of `pieces-hd` cut with `--seed 0`), and added
-1,257 training crops of new scenes of all five games: `scripts/synth dataset datasets/mix-s18 --count 1600 --seed 141
---size 1280x720 --scheme size-pose --referee-share 0.5`, `scripts/synth crops datasets/mix-s18 datasets/mix-s18-crops
---size 480 --scheme size-pose --seed 14 --webcam-share 0.3` (`datasets/train-s18.yaml`: those and the crops of
-`pieces-hd` and `closeup`, 5,244 training crops).
 Whole board in view, as a referee's camera is set up (a test set only, seed 21, never trained on):
 `scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
@@ -267,9 +260,6 @@ scratch folder), only the crops cut after a webcam effect (`...-webcam.jpg`, 15,
   Against session 10's weights (`git show be61087:models/pieces.pt`, `companion eval ... --model`): better on the
   board views and under every webcam effect, a little worse on the close-up views (recall / precision 0.880 / 0.876
   then, the table below now);
-  session 18 on the CPU, after the rims changed, with `--data datasets/train-s18.yaml --model models/pieces.pt --hours 1.1
-  --lr0 0.0001 --warmup-epochs 0 --batch 16` (session 14's weights on the test split rendered with the new rims: recall /
-  precision 0.8661 / 0.8987, close-up views 0.8448 / 0.849; the table below now);
   the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; session 6 10 more on
   square crops (`datasets/colours-v2`); session 7 continued on the new crops with
