@@ -9,7 +9,7 @@ on the board plane, snapped to the board's directions (4 or 8 on squares, 6 on h
 Upright pyramids resting on others are grouped into stacks from the image alone: a piece rests on
 another when its contact point lies on the lower piece's axis (contact to apex) at the height where,
 by the two sizes, its rim meets the lower piece's faces. Stacks are ordered bottom to top by size
-(a larger piece cannot rest on a smaller one); among equal sizes, which rise only 2-3 mm on each
+(a larger piece cannot rest on a smaller one); among equal sizes, which rise only about 5 mm on each
 other, a piece whose apex keypoint is scored as covered goes below one whose apex shows, then by
 height along the axis, measured over the keypoints and the box's top and bottom together. A piece
 whose apex is not seen (cut by the frame's edge, or covered by the piece on it) is tested along the
@@ -378,7 +378,7 @@ class Mapper:
 
     def _chain_fit(self, pieces: list[SeenPiece], k: int, chain: list[int]) -> float | None:
         """How well piece k continues `chain`: resting on its top, or, when it is the top's size,
-        just under the top (equal sizes rise ~2-3 mm each, less than keypoint noise can order)."""
+        just under the top (equal sizes rise about 5 mm each, less than keypoint noise can order)."""
         fit = self._fit(pieces[k], pieces[chain[-1]])
         if fit is None and pieces[k].size is not None and pieces[k].size == pieces[chain[-1]].size:
             if len(chain) == 1:
