@@ -8,7 +8,8 @@ on the board plane, snapped to the board's directions (4 or 8 on squares, 6 on h
 
 Upright pyramids resting on others are grouped into stacks from the image alone: a piece rests on
 another when its contact point lies on the lower piece's axis (contact to apex) at the height where,
-by the two sizes, its rim meets the lower piece's faces. Stacks are ordered bottom to top by size
+by the two sizes, its rim meets the lower piece's faces (or would, over pieces the detector missed
+in between: `rest_heights`). Stacks are ordered bottom to top by size
 (a larger piece cannot rest on a smaller one); among equal sizes, which rise only about 5 mm on each
 other, a piece whose apex keypoint is scored as covered goes below one whose apex shows, then by
 height along the axis, measured over the keypoints and the box's top and bottom together. A piece
@@ -106,8 +107,8 @@ MAX_HIDDEN_BETWEEN = 3
 def rest_heights(lower: Size, upper: Size) -> tuple[float, ...]:
     """Heights (mm) above `lower`'s base at which `upper`'s base may rest when it is stacked on
     `lower`: directly, or over up to `MAX_HIDDEN_BETWEEN` pieces in between, each no larger than the
-    one under it and no smaller than `upper` (since session 18's thicker rims a piece of the same
-    size rises about 5 mm, so three hidden ones put the top piece a third of a medium higher)."""
+    one under it and no smaller than `upper` (a piece rises about 5 mm on one of its own size, so two
+    hidden smalls put a top small a third of a medium higher than it could rest directly)."""
     heights: set[float] = set()
 
     def climb(below: Size, height: float, left: int) -> None:
