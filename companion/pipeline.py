@@ -46,7 +46,7 @@ from companion.journal import JournalFullError
 from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, detector_for_inference
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
-from companion.records import read_record
+from companion.records import actions_differing, read_record
 from companion.session import GameSession, SessionError, SessionHub, SourceError
 from companion.sources import Frame, FrameSource, open_source
 from companion.vision.change import changed_cells, keep_still_pieces_beside_the_board
@@ -756,12 +756,14 @@ class CameraFeed:
             # The page shows what the move rests on that the camera was unsure of, and why.
             record["doubts"] = [f"{item_text(p)}: {'; '.join(p.unsure)}" for p in observation.pieces
                                 if p.unsure and item_text(p) in verdict.doubts] or list(verdict.doubts)
+        first = len(context.session.snapshot().actions)
         for action in verdict.actions:
             context.session.apply(str(action), source="camera", observation=record)
             self.stats.counts["actions_applied"] += 1
             self.stats.counts["actions_from_picture"] += bool(verdict.from_picture)
         context.baseline, context.baseline_state = observation, _state_key(verdict.state)
         context.baseline_picture = image
+        self._demo_players_correct(context, first)
 
     @staticmethod
     def _still_beside_the_board(context: _GameContext, observation: Observation, baseline: Observation | None,
@@ -832,6 +834,40 @@ class CameraFeed:
         shown = self._record_actions_shown(context, observation)
         if shown:
             self._demo_players_enter(context, verdict_id, shown, "demo_entries", observation, image)
+
+    def _demo_players_correct(self, context: _GameContext, first: int) -> None:
+        """The demo's players read the page as players at a real table do: an action the camera
+        accepted from index `first` on that is not what they played (a plan piece read a size up)
+        they correct to theirs (`GameSession.correct`, as the page's log offers), so the game goes on
+        from what was played. The log keeps what the camera read (`corrected_from`) and says "demo",
+        so scripts/bench_pipeline.py counts the misread."""
+        if not self._demo_actions:
+            return
+        session = context.session
+        entries = session.snapshot().log
+        texts = list(session.snapshot().secret_text)
+        together = lambda a: " plan " in a  # noqa: E731 - a reveal's plans are shown at once, in any order
+        for k in actions_differing(texts, self._demo_actions, together):
+            if k < first or entries[k].source != "camera":
+                continue
+            start, end = k, k + 1
+            while start > 0 and together(self._demo_actions[start - 1]) and together(self._demo_actions[k]):
+                start -= 1
+            while end < len(self._demo_actions) and together(self._demo_actions[end]) and together(self._demo_actions[k]):
+                end += 1
+            player = texts[k].split(" ", 1)[0]
+            played = [a for a in self._demo_actions[start:end] if a.split(" ", 1)[0] == player and a not in texts[start:end]]
+            if not played:
+                continue
+            try:
+                session.correct(entries[k].seq, played[0], source="demo")
+            except (GameError, SessionError, JournalFullError) as exc:
+                log.warning("demo: %r could not be corrected to %r: %s", texts[k], played[0], exc)
+                return
+            self.stats.counts["demo_corrections"] += 1
+            texts = list(session.snapshot().secret_text)
+            entries = session.snapshot().log
+        context.baseline_state = _state_key(session.snapshot().state)
 
     def _record_actions_shown(self, context: _GameContext, observation: Observation) -> list[str]:
         """The record's next actions that the table shows: the fewest (up to `DEMO_REACH`, a reveal's

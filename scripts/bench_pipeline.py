@@ -139,6 +139,8 @@ def throughput(frames, prefix, detect, config, demo_record=None) -> dict:
                  "record_moves_in_order": sum(1 for i in log[:agree] if i.source == "camera"),
                  "camera_moves_off_record": len(moves) - sum(1 for i in log[:agree] if i.source == "camera"),
                  "camera_moves_differing": [log[k].text for k in differing if log[k].source == "camera"],
+                 # What the camera read where the demo's players corrected it on the page (their own move).
+                 "camera_moves_corrected": [i.corrected_from for i in log if i.source == "demo" and i.corrected_from],
                  "record_moves": len(played)}
     return {"frames": len(frames), "seconds": round(elapsed, 3), "frames_per_s": round(len(frames) / elapsed, 1),
             "moves_recognised": len(moves), "verdicts": feed.stats.counts.get("verdicts", 0),
@@ -281,7 +283,9 @@ def main() -> int:
               f"(of {t['record_moves']} in the record, secret bids entered from it); "
               f"camera moves after the first wrong one: {t['camera_moves_off_record']}")
         print(f"the game's log: {t['log_actions']} actions, {t['log_actions_by_demo_players']} of them entered by the "
-              f"demo's players (secret bids, verdicts' fixes clicked, moves typed in)")
+              f"demo's players (secret bids, verdicts' fixes clicked, moves typed in, camera moves corrected)")
+        print(f"camera moves the demo's players corrected (what the camera read): "
+              f"{len(t['camera_moves_corrected'])} {t['camera_moves_corrected']}")
         print(f"camera moves that differ from the record's in the same place (plans as sets): "
               f"{len(t['camera_moves_differing'])} {t['camera_moves_differing']}")
     for stage, s in t["stages"].items():

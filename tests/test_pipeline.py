@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.pipeline import CameraFeed, PipelineConfig, PipelineConfigError, make_feed
+from companion.pipeline import CameraFeed, PipelineConfig, PipelineConfigError, _state_key, make_feed
 from companion.session import CameraSource, SessionHub, SourceError, SourceRunner
 from companion.sources import (DrawnTable, Frame, ImageFolderSource, MarkerDetector, VideoFileSource,
                                decode_image, demo_video_path, open_source)
@@ -237,6 +237,29 @@ def test_the_demo_s_players_type_in_what_the_table_shows_when_no_fix_offered_is_
     assert log[4:] == [("demo", "P3 bomb d4"), ("demo", "P4 bomb h5")]
     assert hub.session.snapshot().verdicts == () and feed.stats.counts["demo_entries"] == 1
     assert context.baseline is two_bombs
+    hub.close()
+
+
+def test_the_demo_s_players_correct_a_move_the_camera_read_as_another_and_leave_the_right_ones(tmp_path):
+    hub = SessionHub(tmp_path)
+    hub.import_record(LINES[:1])
+    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource([]), demo_record=SAMPLE)
+    feed._start_demo_game(hub)
+    context = feed._game(hub)
+    feed._enter_unseen_demo_moves(context)
+    assert TEXTS[4:6] == ["P3 bomb d4", "P4 bomb h5"]
+    # The camera took P3's bomb for one a cell off and read P4's right.
+    hub.session.apply("P3 bomb d5", source="camera")
+    hub.session.apply("P4 bomb h5", source="camera")
+    feed._demo_players_correct(context, 4)
+    log = hub.session.snapshot().log
+    assert [(item.source, item.text, item.corrected_from) for item in log[4:]] == [
+        ("demo", "P3 bomb d4", "P3 bomb d5"), ("camera", "P4 bomb h5", None)]
+    assert feed.stats.counts["demo_corrections"] == 1
+    assert context.baseline_state == _state_key(hub.session.snapshot().state)
+    # What the players already corrected, or what the camera read before `first`, is not looked at again.
+    feed._demo_players_correct(context, 6)
+    assert feed.stats.counts["demo_corrections"] == 1
     hub.close()
 
 
