@@ -756,14 +756,13 @@ class CameraFeed:
             # The page shows what the move rests on that the camera was unsure of, and why.
             record["doubts"] = [f"{item_text(p)}: {'; '.join(p.unsure)}" for p in observation.pieces
                                 if p.unsure and item_text(p) in verdict.doubts] or list(verdict.doubts)
-        first = len(context.session.snapshot().actions)
         for action in verdict.actions:
             context.session.apply(str(action), source="camera", observation=record)
             self.stats.counts["actions_applied"] += 1
             self.stats.counts["actions_from_picture"] += bool(verdict.from_picture)
         context.baseline, context.baseline_state = observation, _state_key(verdict.state)
         context.baseline_picture = image
-        self._demo_players_correct(context, first)
+        self._demo_players_correct(context)
 
     @staticmethod
     def _still_beside_the_board(context: _GameContext, observation: Observation, baseline: Observation | None,
@@ -835,10 +834,10 @@ class CameraFeed:
         if shown:
             self._demo_players_enter(context, verdict_id, shown, "demo_entries", observation, image)
 
-    def _demo_players_correct(self, context: _GameContext, first: int) -> None:
+    def _demo_players_correct(self, context: _GameContext) -> None:
         """The demo's players read the page as players at a real table do: an action the camera
-        accepted from index `first` on that is not what they played (a plan piece read a size up)
-        they correct to theirs (`GameSession.correct`, as the page's log offers), so the game goes on
+        accepted (or revised) that is not what they played (a plan piece read a size up) they
+        correct to theirs (`GameSession.correct`, as the page's log offers), so the game goes on
         from what was played. The log keeps what the camera read (`corrected_from`) and says "demo",
         so scripts/bench_pipeline.py counts the misread."""
         if not self._demo_actions:
@@ -848,7 +847,7 @@ class CameraFeed:
         texts = list(session.snapshot().secret_text)
         together = lambda a: " plan " in a  # noqa: E731 - a reveal's plans are shown at once, in any order
         for k in actions_differing(texts, self._demo_actions, together):
-            if k < first or entries[k].source != "camera":
+            if entries[k].source != "camera":
                 continue
             start, end = k, k + 1
             while start > 0 and together(self._demo_actions[start - 1]) and together(self._demo_actions[k]):

@@ -251,14 +251,14 @@ def test_the_demo_s_players_correct_a_move_the_camera_read_as_another_and_leave_
     # The camera took P3's bomb for one a cell off and read P4's right.
     hub.session.apply("P3 bomb d5", source="camera")
     hub.session.apply("P4 bomb h5", source="camera")
-    feed._demo_players_correct(context, 4)
+    feed._demo_players_correct(context)
     log = hub.session.snapshot().log
     assert [(item.source, item.text, item.corrected_from) for item in log[4:]] == [
         ("demo", "P3 bomb d4", "P3 bomb d5"), ("camera", "P4 bomb h5", None)]
     assert feed.stats.counts["demo_corrections"] == 1
     assert context.baseline_state == _state_key(hub.session.snapshot().state)
-    # What the players already corrected, or what the camera read before `first`, is not looked at again.
-    feed._demo_players_correct(context, 6)
+    # What the players corrected is theirs: it is not looked at again.
+    feed._demo_players_correct(context)
     assert feed.stats.counts["demo_corrections"] == 1
     hub.close()
 
