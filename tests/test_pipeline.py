@@ -206,15 +206,21 @@ def test_the_demo_enters_the_secret_bids_from_its_record_and_the_camera_reads_th
     hub.close()
 
 
-def test_the_demo_s_players_type_in_what_the_table_shows_when_no_fix_offered_is_it(tmp_path):
-    from companion.vision.observation import Observation, SeenPiece
-
+def demo_feed_after_bids(tmp_path):
+    """(hub, feed, its game's context) of the demo's record once the players entered the secret bids."""
     hub = SessionHub(tmp_path)
     hub.import_record(LINES[:1])
     feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource([]), demo_record=SAMPLE)
     feed._start_demo_game(hub)
     context = feed._game(hub)
     feed._enter_unseen_demo_moves(context)
+    return hub, feed, context
+
+
+def test_the_demo_s_players_type_in_what_the_table_shows_when_no_fix_offered_is_it(tmp_path):
+    from companion.vision.observation import Observation, SeenPiece
+
+    hub, feed, context = demo_feed_after_bids(tmp_path)
     assert [item.text for item in hub.session.snapshot().log] == TEXTS[:4]
     assert TEXTS[4:7] == ["P3 bomb d4", "P4 bomb h5", "P1 bomb c1"]
 
@@ -241,12 +247,7 @@ def test_the_demo_s_players_type_in_what_the_table_shows_when_no_fix_offered_is_
 
 
 def test_the_demo_s_players_correct_a_move_the_camera_read_as_another_and_leave_the_right_ones(tmp_path):
-    hub = SessionHub(tmp_path)
-    hub.import_record(LINES[:1])
-    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource([]), demo_record=SAMPLE)
-    feed._start_demo_game(hub)
-    context = feed._game(hub)
-    feed._enter_unseen_demo_moves(context)
+    hub, feed, context = demo_feed_after_bids(tmp_path)
     assert TEXTS[4:6] == ["P3 bomb d4", "P4 bomb h5"]
     # The camera took P3's bomb for one a cell off and read P4's right.
     hub.session.apply("P3 bomb d5", source="camera")
