@@ -143,6 +143,7 @@ def render(facts: dict, args: argparse.Namespace) -> str:
     closeup_arg = f" --closeup-dataset {args.closeup_dataset}" if args.closeup_dataset else ""
     closeup_arg += f" --referee-dataset {args.referee_dataset}" if args.referee_dataset else ""
     closeup_arg += f" --colour-test-crops {args.colour_test_crops}" if args.colour_test_crops else ""
+    closeup_arg += f" --run {args.run}"
     met = (a["recall_colour_and_size"] >= 0.99 and a["precision_colour_and_size"] >= 0.99
            and (a["direction_snapped_accuracy"] or 0) >= 0.995)
     goal_verdict = "**met**" if met else "**not met** by this model"
@@ -232,9 +233,11 @@ Session 14, on a lent GPU (`scripts/device-train`; docs/training.md, "With a GPU
 all five games there in 150 s (dataset seed 131, 1280x720, half of the cameras stood back) and cut them as above
 (`--seed 131 --webcam-share 0.3`: 11,599 training crops); they were used there and not kept.
 Session 18 made stacked pieces rest as real ones do (a 1.5 mm rim instead of 0.8, measured on a photograph of
-real trees: docs/synth.md, ruling 2), so the commands here now render those sets with higher trees; on them (test
-split of `datasets/pieces-hd` rendered again from seed 11) these weights score recall / precision 0.8661 / 0.8987,
-close-up views 0.8448 / 0.849 (docs/training.md, session 18). The figures below are of the run named above.
+real trees: docs/synth.md, ruling 2), so the commands here now render those sets with higher trees (the figures
+below are on them), and added 1,257 training crops of all five games with the new trees:
+`scripts/synth dataset datasets/mix-s18 --count 1600 --seed 141 --size 1280x720 --scheme size-pose --referee-share 0.5`,
+`scripts/synth crops datasets/mix-s18 datasets/mix-s18-crops --size 480 --scheme size-pose --seed 14 --webcam-share 0.3`
+(`datasets/train-s18.yaml`: `pieces-hd-crops` and `mix-s18-crops`).
 Whole board in view, as a referee's camera is set up (a test set only, seed 21, never trained on):
 `scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
@@ -263,7 +266,11 @@ scratch folder), only the crops cut after a webcam effect (`...-webcam.jpg`, 15,
   (its close-ups among them) with `--model pieces-device2.pt --hours 0.6 --lr0 0.0001 --warmup-epochs 0 --batch 16`.
   Against session 10's weights (`git show be61087:models/pieces.pt`, `companion eval ... --model`): better on the
   board views and under every webcam effect, a little worse on the close-up views (recall / precision 0.880 / 0.876
-  then, the table below now);
+  then, 0.864 / 0.865 with session 14's weights);
+  session 18 continued session 14's weights on the renders with the new trees, `--data datasets/train-s18.yaml
+  --model models/pieces.pt --hours 1.1 --lr0 0.0001 --warmup-epochs 0 --batch 16`, shipped in session 19: on the
+  test split rendered with the new trees session 14's weights score recall / precision 0.8661 / 0.8987 and close-up
+  views 0.8448 / 0.849 (`git show 87635fb:models/pieces.pt`; docs/training.md, sessions 18 and 19);
   the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; session 6 10 more on
   square crops (`datasets/colours-v2`); session 7 continued on the new crops with
