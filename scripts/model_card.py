@@ -314,7 +314,7 @@ include the pieces of towers, whose colours and sizes are read worse).
 ## Goals (issue 8) and where this model stands
 Recall and precision >= 99% with colour and size right, direction right for >= 99.5% of lying pieces:
 {goal_verdict} (recall {a['recall_colour_and_size']}, precision {a['precision_colour_and_size']}, direction
-{a['direction_snapped_accuracy']}). The detector has had about twenty hours of training on two CPU cores
+{a['direction_snapped_accuracy']}). The detector has had about twenty-one hours of training on two CPU cores
 and eight minutes on a GPU in all; it is shipped so the pipeline runs end to end with real inference, and as the starting point
 for longer training (`--model models/pieces.pt`). A hidden set of real photographs will judge it
 too; nothing here has been measured on real photos (the close-up views are the nearest stand-in).
