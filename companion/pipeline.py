@@ -46,7 +46,7 @@ from companion.journal import JournalFullError
 from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, detector_for_inference
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
-from companion.records import actions_differing, read_record
+from companion.records import read_record, runs
 from companion.session import GameSession, SessionError, SessionHub, SourceError
 from companion.sources import Frame, FrameSource, open_source
 from companion.vision.change import changed_cells, keep_still_pieces_beside_the_board
@@ -845,27 +845,24 @@ class CameraFeed:
         session = context.session
         entries = session.snapshot().log
         texts = list(session.snapshot().secret_text)
-        together = lambda a: " plan " in a  # noqa: E731 - a reveal's plans are shown at once, in any order
-        for k in actions_differing(texts, self._demo_actions, together):
-            if entries[k].source != "camera":
-                continue
-            start, end = k, k + 1
-            while start > 0 and together(self._demo_actions[start - 1]) and together(self._demo_actions[k]):
-                start -= 1
-            while end < len(self._demo_actions) and together(self._demo_actions[end]) and together(self._demo_actions[k]):
-                end += 1
-            player = texts[k].split(" ", 1)[0]
-            played = [a for a in self._demo_actions[start:end] if a.split(" ", 1)[0] == player and a not in texts[start:end]]
-            if not played:
-                continue
-            try:
-                session.correct(entries[k].seq, played[0], source="demo")
-            except (GameError, SessionError, JournalFullError) as exc:
-                log.warning("demo: %r could not be corrected to %r: %s", texts[k], played[0], exc)
-                return
-            self.stats.counts["demo_corrections"] += 1
-            texts = list(session.snapshot().secret_text)
-            entries = session.snapshot().log
+        # A reveal's plans are made at once and may be applied in any order: compared as a run.
+        for start, end in runs(self._demo_actions, lambda a: " plan " in a, len(texts)):
+            record = self._demo_actions[start:end]
+            for k in range(start, min(end, len(texts))):
+                if texts[k] in record or entries[k].source != "camera":
+                    continue
+                player = texts[k].split(" ", 1)[0]
+                played = [a for a in record if a.split(" ", 1)[0] == player and a not in texts[start:end]]
+                if not played:
+                    continue
+                try:
+                    session.correct(entries[k].seq, played[0], source="demo")
+                except (GameError, SessionError, JournalFullError) as exc:
+                    log.warning("demo: %r could not be corrected to %r: %s", texts[k], played[0], exc)
+                    return
+                self.stats.counts["demo_corrections"] += 1
+                texts = list(session.snapshot().secret_text)
+                entries = session.snapshot().log
         context.baseline_state = _state_key(session.snapshot().state)
 
     def _record_actions_shown(self, context: _GameContext, observation: Observation) -> list[str]:

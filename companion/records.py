@@ -214,7 +214,7 @@ def replay(header: RecordHeader, events: Iterable[RecordEvent]) -> Iterator[tupl
         yield Verdict(event.line, str(action), True, None, tuple(effects)), state
 
 
-def _runs(played: Sequence[str], together: Callable[[str], bool], upto: int) -> Iterator[tuple[int, int]]:
+def runs(played: Sequence[str], together: Callable[[str], bool], upto: int) -> Iterator[tuple[int, int]]:
     """(start, end) of each run of `played` before `upto`: consecutive actions for which `together`
     holds form one run (made at once), any other action is a run of its own."""
     start = 0
@@ -231,7 +231,7 @@ def agreeing_prefix(seen: Sequence[str], played: Sequence[str], together: Callab
     consecutive played actions for which `together` holds was made at once and may be seen in any
     order (Icebomb Arena's plans are revealed together; a camera applies them seat by seat)."""
     agree = 0
-    for start, end in _runs(played, together, len(seen)):
+    for start, end in runs(played, together, len(seen)):
         if sorted(seen[start:end]) != sorted(played[start:end]):
             break
         agree = end
@@ -243,5 +243,5 @@ def actions_differing(seen: Sequence[str], played: Sequence[str], together: Call
     runs of actions made at once (`together`, as for `agreeing_prefix`) compared as sets. Where a
     misread left the game where the record's action would have (a gladiator stopped by the edge
     either way), a camera goes on in step with the record and only that action differs."""
-    return [start + k for start, end in _runs(played, together, len(seen))
+    return [start + k for start, end in runs(played, together, len(seen))
             for k, text in enumerate(seen[start:end]) if text not in played[start:end]]
