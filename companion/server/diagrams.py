@@ -170,6 +170,10 @@ def ice_arena(summary: Mapping[str, Any], radius: int = 4) -> str:
             continue
         cx, cy = at(bot["hex"])
         base = bot.get("stack", "").split()[0].split("-")[0] if bot.get("stack") else ""
+        # The pyramid shows the bot's base piece, which need not be its owner's colour: the ring
+        # says whose bot it is, as the players' cards do.
+        body.append(f'<circle class="seat-ring" cx="{cx:.1f}" cy="{cy:.1f}" r="19" '
+                    f'stroke="{seat_fill(bot["player"])}"><title>{escape(str(bot["player"]))}</title></circle>')
         body.append(_pyramid(cx, cy - 2, 26, COLOUR_FILL.get(base, seat_fill(bot["player"])),
                              title=f'bot {bot["id"]} ({bot["player"]}) at {bot["hex"]}, life {bot.get("life")}'))
         body.append(_text(cx, cy + 12, bot["id"], 9, "piece-label"))
