@@ -15,6 +15,8 @@ from typing import Any
 
 CELL = 40
 MARGIN = 22
+#: Drawn heights of the three sizes in the IceTowers diagram.
+PIECE_H = {"L": 30, "M": 24, "S": 18}
 
 #: How the ten pyramid colours look on the page ("clear" is drawn light grey).
 COLOUR_FILL = {
@@ -201,24 +203,42 @@ def space_arena(summary: Mapping[str, Any]) -> str:
     return _svg(2 * MARGIN + files * CELL, 2 * MARGIN + ranks * CELL, body, "ARENA seen from above")
 
 
+#: Towers per row of the IceTowers diagram: a game starts with every piece a tower of its own
+#: (45 for three players), which in one row would shrink to a strip nobody can read.
+TOWERS_PER_ROW = 12
+
+
+def _drawn_height(pieces: Sequence[str]) -> float:
+    """How tall a tower of 'colour-size' pieces is drawn: each piece over the first adds 55 % of its height."""
+    heights = [PIECE_H.get(p.partition("-")[2], 20) for p in pieces]
+    return heights[0] + 0.55 * sum(heights[1:]) if heights else 0.0
+
+
 def icetowers(summary: Mapping[str, Any]) -> str:
     towers = summary.get("towers", [])
-    width = max(1, len(towers)) * 70 + 2 * MARGIN
-    height = 200
+    stacks = [[p for p in t.get("tower", "").replace("[", "").replace("]", "").split("/") if p] for t in towers]
+    per_row = max(1, min(TOWERS_PER_ROW, len(towers)))
+    width = per_row * 70 + 2 * MARGIN
+    rows = [range(i, min(i + per_row, len(towers))) for i in range(0, len(towers), per_row)] or [range(0)]
+    row_heights = [70 + max((_drawn_height(stacks[i]) for i in row), default=0) for row in rows]
+    height = sum(row_heights) + 10
     body = [f'<rect class="table" x="0" y="0" width="{width}" height="{height}" rx="8"/>']
-    for i, tower in enumerate(towers):
-        pieces = [p for p in tower.get("tower", "").replace("[", "").replace("]", "").split("/") if p]
-        cx = MARGIN + 35 + i * 70
-        y = height - 40
-        for piece in pieces:
-            colour, _, size = piece.partition("-")
-            w = {"L": 50, "M": 38, "S": 26}.get(size, 30)
-            h = {"L": 30, "M": 24, "S": 18}.get(size, 20)
-            body.append(f'<polygon class="pyr" fill="{COLOUR_FILL.get(colour, "#888")}" points="{cx - w / 2},{y} '
-                        f'{cx + w / 2},{y} {cx},{y - h}"><title>{escape(piece)}</title></polygon>')
-            y -= h * 0.55
-        body.append(_text(cx, height - 25, tower.get("controller") or "-", 10, "coord"))
-        body.append(_text(cx, height - 12, f'{tower.get("points", 0)} pts', 10, "coord"))
+    top = 10.0
+    for row, row_height in zip(rows, row_heights):
+        base = top + row_height
+        for k, i in enumerate(row):
+            cx = MARGIN + 35 + k * 70
+            y = base - 40
+            for piece in stacks[i]:
+                colour, _, size = piece.partition("-")
+                w = {"L": 50, "M": 38, "S": 26}.get(size, 30)
+                h = PIECE_H.get(size, 20)
+                body.append(f'<polygon class="pyr" fill="{COLOUR_FILL.get(colour, "#888")}" points="{cx - w / 2},{y} '
+                            f'{cx + w / 2},{y} {cx},{y - h}"><title>{escape(piece)}</title></polygon>')
+                y -= h * 0.55
+            body.append(_text(cx, base - 25, towers[i].get("controller") or "-", 10, "coord"))
+            body.append(_text(cx, base - 12, f'{towers[i].get("points", 0)} pts', 10, "coord"))
+        top = base
     return _svg(width, height, body, "IceTowers table")
 
 

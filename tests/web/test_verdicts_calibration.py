@@ -240,17 +240,3 @@ def test_web_folder_is_found_where_a_wheel_installs_it(monkeypatch, tmp_path):
     assert web_folder(tmp_path / "a" / "b" / "c.py", tmp_path / "elsewhere") == web
     assert (web_folder() / "templates" / "index.html").is_file()
 
-
-def test_ice_arena_bots_are_ringed_in_their_owner_s_seat_colour_whatever_their_base_piece(tmp_path):
-    from companion.server.diagrams import board_svg, seat_fill
-
-    s = GameSession.create(tmp_path, RecordHeader("ice-arena", ("Ann", "Bob")))
-    state = s.snapshot().state
-    svg = board_svg("ice-arena", state.summary(), state)
-    bots = state.summary()["bots"]
-    rings = [part.split('stroke="')[1].split('"')[0] for part in svg.split('class="seat-ring"')[1:]]
-    assert sorted(rings) == sorted(seat_fill(b["player"]) for b in bots)
-    # The standard set-up gives one of P1's bots a yellow base: it is still ringed in P1's colour.
-    assert any(b["player"] == "P1" and b["stack"].startswith("yellow") for b in bots)
-    assert rings.count(seat_fill("P1")) == sum(b["player"] == "P1" for b in bots)
-    s.close()
