@@ -1,6 +1,6 @@
 """The scripted games of tests/referee/test_games_video.py refereed with the shipped detector.
 
-    python scripts/bench_games_video.py [--games zamboni-wars,ice-arena,space-arena,icetowers] [--json]
+    python scripts/bench_games_video.py [--games zamboni-wars,ice-arena,space-arena,icetowers] [--model PT] [--json]
 
 The test referees each scripted game (Zamboni Wars, Ice Arena, ARENA, IceTowers; a fixed camera, a
 hand passing between moves) from the render's own labels, so it checks the rules chain with perfect
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.recognize import model_detector  # noqa: E402
+from companion.recognize import DEFAULT_MODEL, model_detector  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from companion.vision.change import changed_cells  # noqa: E402
 from companion.vision.dice import read_dice  # noqa: E402
@@ -91,12 +91,14 @@ def referee_game(name: str, renderer, detect) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(SCRIPTS))
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL,
+                        help="detector weights (default: the shipped ones); to judge a candidate before shipping it")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from companion.synth.render import Renderer
 
     _at_webcam_size()
-    renderer, detect = Renderer(), model_detector()
+    renderer, detect = Renderer(), model_detector(args.model)
     start = time.perf_counter()
     results = [referee_game(name, renderer, detect) for name in args.games.split(",")]
     if args.json:
