@@ -31,8 +31,8 @@ import logging
 import os
 import threading
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -41,12 +41,14 @@ import cv2
 import numpy as np
 
 from companion.annotate import annotate_frame
+from companion.demo_players import DemoPlayers
 from companion.games import GameError, IllegalActionError
+from companion.games.base import state_key
 from companion.journal import JournalFullError
 from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, detector_for_inference
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
-from companion.records import read_record, runs
+from companion.records import read_record
 from companion.session import GameSession, SessionError, SessionHub, SourceError
 from companion.sources import Frame, FrameSource, open_source
 from companion.vision.change import changed_cells, keep_still_pieces_beside_the_board
@@ -79,9 +81,6 @@ SHEET_SEARCH_SHARE = 0.1
 # piece read a size off at the reveal, shown wrong when it is played): a four-player round of
 # Icebomb Arena is four plans and eight actions.
 RECENT_ACTIONS = 12
-# When the camera's verdict offers no fix that is what they played, the demo's players type in at
-# most this many of the record's next actions (a reveal's plans count as one).
-DEMO_REACH = 6
 
 
 class PipelineConfigError(ValueError):
@@ -326,7 +325,7 @@ A1_HINTS = {"near-left": "bottom-left", "near-right": "bottom-right",
 
 
 @dataclass
-class _GameContext:
+class GameContext:
     """What the pipeline needs of the game in play; rebuilt when the page sets up another game."""
 
     session: GameSession
@@ -364,14 +363,14 @@ class CameraFeed:
         self._models_tried = detect is not None
         self._source_factory = source_factory or (lambda: open_source(spec))
         self.demo_record = demo_record
-        self._demo_actions: list[str] = []
+        self.demo_players: DemoPlayers | None = None  # only while the demo video plays
         self.stats = StageTimes()
         self.tracker = Tracker(self.config.tracker)
         self._undistort: Undistorter | None = None
         self._lock: BoardLock | None = None
         self._picture: BoardLocation | None = None  # a bare table's stand-in plane while its sheet is out of view
         self._sheet_search_due = 0.0
-        self._context: _GameContext | None = None
+        self._context: GameContext | None = None
         self._frozen_since: float | None = None
         self._last_thumb: np.ndarray | None = None
         self._bad_in_row = 0
@@ -460,12 +459,12 @@ class CameraFeed:
     def _start_demo_game(self, hub: SessionHub) -> None:
         """The demo video shows its record from the start: a fresh game of it, unless one is in play untouched."""
         header, events = read_record(self.demo_record)
-        self._demo_actions = [e.action for e in events]
+        self.demo_players = DemoPlayers([e.action for e in events], self.stats.counts)
         session = hub.session
         if session is None or session.header != header or session.snapshot().actions:
             hub.new_game(header, {"source": "demo-video"})
 
-    def _game(self, hub: SessionHub) -> _GameContext | None:
+    def _game(self, hub: SessionHub) -> GameContext | None:
         """The context of the game in play; rebuilt when another game is set up."""
         session = hub.session
         if session is None:
@@ -502,7 +501,7 @@ class CameraFeed:
         self._picture, self._sheet_search_due = None, 0.0
         self.tracker.reset(None)
         self._detections, self._detected_thumb, self._last_observation = [], None, None
-        self._context = _GameContext(session, spec, mapper, adapter)
+        self._context = GameContext(session, spec, mapper, adapter)
         return self._context
 
     # --- one frame ----------------------------------------------------------------------------
@@ -593,7 +592,7 @@ class CameraFeed:
                    self._detections if self.tracker.status.state not in ("motion", "hand") else [],
                    self._status_text())
 
-    def _table_plane(self, context: _GameContext, image: np.ndarray) -> LockStatus:
+    def _table_plane(self, context: GameContext, image: np.ndarray) -> LockStatus:
         """The board lock's status on a bare table; while its marker sheet is out of view, the
         picture's own plane ('found' when it takes over, then 'locked'), and the sheet looked for
         again now and then (SHEET_SEARCH_SHARE), to be used from the first frame it is seen in."""
@@ -618,7 +617,7 @@ class CameraFeed:
         self._picture = picture_plane(image.shape)
         return LockStatus("found", self._picture, error=status.error)
 
-    def _observe(self, image: np.ndarray, location: BoardLocation, context: _GameContext, name: str) -> Observation:
+    def _observe(self, image: np.ndarray, location: BoardLocation, context: GameContext, name: str) -> Observation:
         """Detector and mapper, skipped when the picture is the one last detected (a still table)."""
         thumb = _thumbnail(image, REDETECT_WIDTH)
         if (self._last_observation is not None and self._detected_thumb is not None
@@ -666,13 +665,14 @@ class CameraFeed:
 
     # --- the referee --------------------------------------------------------------------------
 
-    def _judge(self, hub: SessionHub, context: _GameContext, observation: Observation, change,
+    def _judge(self, hub: SessionHub, context: GameContext, observation: Observation, change,
                image: np.ndarray, location: BoardLocation) -> None:
         """Explains a new stable position by legal actions, or records a verdict; never raises."""
         from companion.referee import Referee
 
         session = context.session
-        self._enter_unseen_demo_moves(context)
+        if self.demo_players is not None:
+            self.demo_players.enter_unseen_moves(context)
         record: dict[str, Any] = {"camera": observation.to_json()}
         for attempt in range(2):  # the page may move the game on while we judge: judge again once
             snapshot = session.snapshot()
@@ -680,7 +680,7 @@ class CameraFeed:
             recent = tuple(zip(snapshot.states[:-1], snapshot.actions))[-RECENT_ACTIONS:]
             # What the referee expected to see, for the page's expected-vs-seen diagrams.
             record["expected"] = sorted(context.adapter.expected(state).elements())
-            key = _state_key(state)
+            key = state_key(state)
             baseline = context.baseline if context.baseline_state == key else None
             changed = self._changed_cells(context, image, location, observation) if baseline is not None else None
             judged = self._still_beside_the_board(context, observation, baseline, image)
@@ -708,7 +708,8 @@ class CameraFeed:
                                                  observation=record, supersede=True)
                 self.stats.counts["verdicts"] += 1
                 self.stats.counts[f"verdicts_{kind}"] += 1
-                self._demo_players_fix(context, verdict_id, fixes, judged, image)
+                if self.demo_players is not None:
+                    self.demo_players.answer_verdict(context, verdict_id, fixes, judged, image)
                 return
             except IllegalActionError:
                 if attempt:
@@ -719,14 +720,14 @@ class CameraFeed:
                 log.warning("camera verdict could not be recorded: %s", exc)
                 return
 
-    def _judge_picture_only(self, hub: SessionHub, context: _GameContext, observation: Observation | None,
+    def _judge_picture_only(self, hub: SessionHub, context: GameContext, observation: Observation | None,
                             image: np.ndarray, location: BoardLocation) -> None:
         """Applies a move read from the picture's change alone; records nothing otherwise (the
         detector's position did not change, so there is no new verdict to give)."""
         from companion.referee import Referee
 
         state = context.session.snapshot().state
-        key = _state_key(state)
+        key = state_key(state)
         if observation is None or context.baseline is None or context.baseline_state != key:
             return
         changed = self._changed_cells(context, image, location, observation)
@@ -744,7 +745,7 @@ class CameraFeed:
         except (GameError, SessionError) as exc:  # the page moved the game on meanwhile
             log.info("picture move not applied: %s", exc)
 
-    def _accept(self, context: _GameContext, verdict, observation: Observation, image: np.ndarray,
+    def _accept(self, context: GameContext, verdict, observation: Observation, image: np.ndarray,
                 record: dict[str, Any]) -> None:
         """Applies an accepted verdict's actions (raising as `GameSession.apply` does) and makes the
         position, and its frame, the new baseline."""
@@ -760,12 +761,13 @@ class CameraFeed:
             context.session.apply(str(action), source="camera", observation=record)
             self.stats.counts["actions_applied"] += 1
             self.stats.counts["actions_from_picture"] += bool(verdict.from_picture)
-        context.baseline, context.baseline_state = observation, _state_key(verdict.state)
+        context.baseline, context.baseline_state = observation, state_key(verdict.state)
         context.baseline_picture = image
-        self._demo_players_correct(context)
+        if self.demo_players is not None:
+            self.demo_players.correct_camera_moves(context)
 
     @staticmethod
-    def _still_beside_the_board(context: _GameContext, observation: Observation, baseline: Observation | None,
+    def _still_beside_the_board(context: GameContext, observation: Observation, baseline: Observation | None,
                                 image: np.ndarray) -> Observation:
         """The observation with the pieces beside the board whose picture did not change since the
         baseline's frame read as then (`keep_still_pieces_beside_the_board`)."""
@@ -774,7 +776,7 @@ class CameraFeed:
             return observation
         return keep_still_pieces_beside_the_board(observation, baseline, before, image)
 
-    def _changed_cells(self, context: _GameContext, image: np.ndarray, location: BoardLocation,
+    def _changed_cells(self, context: GameContext, image: np.ndarray, location: BoardLocation,
                        observation: Observation | None) -> frozenset[str] | None:
         """The cells whose picture changed since the baseline's frame (None when it cannot be told);
         the pieces seen in both frames help tell apart changes the picture joins."""
@@ -791,118 +793,6 @@ class CameraFeed:
         except (ValueError, cv2.error):
             log.exception("picture change not read")
             return None
-
-    def _enter_unseen_demo_moves(self, context: _GameContext) -> None:
-        """The demo's players enter what no camera can see (Icebomb Arena's secret bids) on the
-        page; the demo takes those moves from its record, so that the camera has something to
-        referee. The table does not change with them, so the baseline stays valid."""
-        from companion.games.base import TERMINAL
-
-        session = context.session
-        while self._demo_actions:
-            snapshot = session.snapshot()
-            state, done = snapshot.state, len(snapshot.actions)
-            if (done >= len(self._demo_actions) or state.current_player() == TERMINAL
-                    or context.adapter.candidates(state, Counter())):
-                return
-            before = _state_key(state)
-            try:
-                session.apply(self._demo_actions[done], source="demo")
-            except (GameError, SessionError, JournalFullError) as exc:
-                log.warning("demo: the record's move %r could not be entered: %s", self._demo_actions[done], exc)
-                return
-            if context.baseline_state == before:
-                context.baseline_state = _state_key(session.snapshot().state)
-
-    def _demo_players_fix(self, context: _GameContext, verdict_id: int, fixes: Sequence[str],
-                          observation: Observation, image: np.ndarray) -> None:
-        """The demo's players answer a verdict as players at a real table would: they click its fix
-        that is what they played, when one is (the record's next actions; a reveal's plans in any
-        order), and otherwise type in what they played, as far as the table shows it. The position
-        seen then agrees with the game and becomes the baseline. The log says "demo" for both, so
-        the camera's own share stays countable (scripts/bench_pipeline.py)."""
-        if not self._demo_actions:
-            return
-        done = len(context.session.snapshot().actions)
-        for fix in fixes:
-            steps = [step.strip() for step in fix.split(";")]
-            if sorted(steps) == sorted(self._demo_actions[done:done + len(steps)]):
-                self._demo_players_enter(context, verdict_id, self._demo_actions[done:done + len(steps)],
-                                         "demo_fixes", observation, image)
-                return
-        shown = self._record_actions_shown(context, observation)
-        if shown:
-            self._demo_players_enter(context, verdict_id, shown, "demo_entries", observation, image)
-
-    def _demo_players_correct(self, context: _GameContext) -> None:
-        """The demo's players read the page as players at a real table do: an action the camera
-        accepted (or revised) that is not what they played (a plan piece read a size up) they
-        correct to theirs (`GameSession.correct`, as the page's log offers), so the game goes on
-        from what was played. The log keeps what the camera read (`corrected_from`) and says "demo",
-        so scripts/bench_pipeline.py counts the misread."""
-        if not self._demo_actions:
-            return
-        session = context.session
-        entries = session.snapshot().log
-        texts = list(session.snapshot().secret_text)
-        # A reveal's plans are made at once and may be applied in any order: compared as a run.
-        for start, end in runs(self._demo_actions, lambda a: " plan " in a, len(texts)):
-            record = self._demo_actions[start:end]
-            for k in range(start, min(end, len(texts))):
-                if texts[k] in record or entries[k].source != "camera":
-                    continue
-                player = texts[k].split(" ", 1)[0]
-                played = [a for a in record if a.split(" ", 1)[0] == player and a not in texts[start:end]]
-                if not played:
-                    continue
-                try:
-                    session.correct(entries[k].seq, played[0], source="demo")
-                except (GameError, SessionError, JournalFullError) as exc:
-                    log.warning("demo: %r could not be corrected to %r: %s", texts[k], played[0], exc)
-                    return
-                self.stats.counts["demo_corrections"] += 1
-                texts = list(session.snapshot().secret_text)
-                entries = session.snapshot().log
-        context.baseline_state = _state_key(session.snapshot().state)
-
-    def _record_actions_shown(self, context: _GameContext, observation: Observation) -> list[str]:
-        """The record's next actions that the table shows: the fewest (up to `DEMO_REACH`, a reveal's
-        plans together) after which the game's position fits what the camera sees best, when that is
-        better than the position now. The camera misread the table, so the fit need not be exact:
-        the players know what they did; the picture only says how far they have got."""
-        snapshot = context.session.snapshot()
-        state, done = snapshot.state, len(snapshot.actions)
-        seen, unsure = context.adapter.seen(observation)
-        best_fit = context.adapter.compare(context.adapter.expected(state), seen, unsure)
-        best, end = done, done
-        for _ in range(DEMO_REACH):
-            if end >= len(self._demo_actions):
-                break
-            stop = end + 1
-            while (" plan " in self._demo_actions[end] and stop < len(self._demo_actions)
-                   and " plan " in self._demo_actions[stop]):
-                stop += 1
-            try:
-                for action in self._demo_actions[end:stop]:
-                    state = state.apply(action)
-            except GameError:
-                break
-            end = stop
-            fit = context.adapter.compare(context.adapter.expected(state), seen, unsure)
-            if fit < best_fit:
-                best_fit, best = fit, end
-        return self._demo_actions[done:best]
-
-    def _demo_players_enter(self, context: _GameContext, verdict_id: int, actions: Sequence[str], count: str,
-                            observation: Observation, image: np.ndarray) -> None:
-        try:
-            context.session.resolve_verdict(verdict_id, "; ".join(actions), source="demo")
-        except (GameError, SessionError, JournalFullError) as exc:
-            log.warning("demo: %r could not be entered: %s", "; ".join(actions), exc)
-            return
-        self.stats.counts[count] += 1
-        context.baseline, context.baseline_picture = observation, image
-        context.baseline_state = _state_key(context.session.snapshot().state)
 
     # --- the picture for the page ---------------------------------------------------------------
 
@@ -930,11 +820,6 @@ class CameraFeed:
         if ok:
             hub.push_frame(jpeg.tobytes())
             self.stats.add("push", t)
-
-
-def _state_key(state: Any) -> str:
-    """Equal for equal game states (states need not be hashable)."""
-    return json.dumps(state.to_json(), sort_keys=True, default=str)
 
 
 def _thumbnail(image: np.ndarray, width: int) -> np.ndarray:

@@ -16,7 +16,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.pipeline import CameraFeed, PipelineConfig, PipelineConfigError, _state_key, make_feed
+from companion.games.base import state_key
+from companion.pipeline import CameraFeed, PipelineConfig, PipelineConfigError, make_feed
 from companion.session import CameraSource, SessionHub, SourceError, SourceRunner
 from companion.sources import (DrawnTable, Frame, ImageFolderSource, MarkerDetector, VideoFileSource,
                                decode_image, demo_video_path, open_source)
@@ -213,7 +214,7 @@ def demo_feed_after_bids(tmp_path):
     feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource([]), demo_record=SAMPLE)
     feed._start_demo_game(hub)
     context = feed._game(hub)
-    feed._enter_unseen_demo_moves(context)
+    feed.demo_players.enter_unseen_moves(context)
     return hub, feed, context
 
 
@@ -233,12 +234,12 @@ def test_the_demo_s_players_type_in_what_the_table_shows_when_no_fix_offered_is_
     # A pawn the camera imagines, and no bead of theirs: the players have nothing to type in.
     nothing = seen(stray="a1")
     verdict = hub.session.add_verdict("illegal", "+[pawn @a1]", "illegal or misread", source="camera")
-    feed._demo_players_fix(context, verdict, [], nothing, image)
+    feed.demo_players.answer_verdict(context, verdict, [], nothing, image)
     assert len(hub.session.snapshot().actions) == 4 and len(hub.session.snapshot().verdicts) == 1
     # Two bombs placed and the same stray pawn: the players type in the two bombs the table shows
     # (not the third, which it does not), and that position becomes the camera's baseline.
     two_bombs = seen("d4", "h5", stray="a1")
-    feed._demo_players_fix(context, verdict, [], two_bombs, image)
+    feed.demo_players.answer_verdict(context, verdict, [], two_bombs, image)
     log = [(item.source, item.text) for item in hub.session.snapshot().log]
     assert log[4:] == [("demo", "P3 bomb d4"), ("demo", "P4 bomb h5")]
     assert hub.session.snapshot().verdicts == () and feed.stats.counts["demo_entries"] == 1
@@ -252,14 +253,14 @@ def test_the_demo_s_players_correct_a_move_the_camera_read_as_another_and_leave_
     # The camera took P3's bomb for one a cell off and read P4's right.
     hub.session.apply("P3 bomb d5", source="camera")
     hub.session.apply("P4 bomb h5", source="camera")
-    feed._demo_players_correct(context)
+    feed.demo_players.correct_camera_moves(context)
     log = hub.session.snapshot().log
     assert [(item.source, item.text, item.corrected_from) for item in log[4:]] == [
         ("demo", "P3 bomb d4", "P3 bomb d5"), ("camera", "P4 bomb h5", None)]
     assert feed.stats.counts["demo_corrections"] == 1
-    assert context.baseline_state == _state_key(hub.session.snapshot().state)
+    assert context.baseline_state == state_key(hub.session.snapshot().state)
     # What the players corrected is theirs: it is not looked at again.
-    feed._demo_players_correct(context)
+    feed.demo_players.correct_camera_moves(context)
     assert feed.stats.counts["demo_corrections"] == 1
     hub.close()
 

@@ -24,6 +24,7 @@ have `player = None`. States serialise with `to_json()` and `Game.state_from_jso
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -252,6 +253,11 @@ def parse_seat(token: str, num_players: int | None = None) -> int:
     if num_players is not None and seat >= num_players:
         raise InvalidActionError(f"seat {token!r} does not exist with {num_players} players")
     return seat
+
+
+def state_key(state: State) -> str:
+    """A text equal for equal states (states need not be hashable): whether the game moved on."""
+    return json.dumps(state.to_json(), sort_keys=True, default=str)
 
 
 def sample_chance(state: State, rng: random.Random) -> Action:
