@@ -1,6 +1,6 @@
 """The scripted games of tests/referee/test_games_video.py refereed with the shipped detector.
 
-    python scripts/bench_games_video.py [--games zamboni-wars,ice-arena,space-arena,icetowers] [--model PT] [--json]
+    python scripts/bench_games_video.py [--games zamboni-wars,ice-arena,space-arena,icetowers] [--model WEIGHTS] [--json]
 
 The test referees each scripted game (Zamboni Wars, Ice Arena, ARENA, IceTowers; a fixed camera, a
 hand passing between moves) from the render's own labels, so it checks the rules chain with perfect

@@ -239,4 +239,3 @@ def test_web_folder_is_found_where_a_wheel_installs_it(monkeypatch, tmp_path):
     monkeypatch.setenv("COMPANION_WEB", str(web))
     assert web_folder(tmp_path / "a" / "b" / "c.py", tmp_path / "elsewhere") == web
     assert (web_folder() / "templates" / "index.html").is_file()
-
