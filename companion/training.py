@@ -115,3 +115,42 @@ def train_colour_classifier(data: Path, epochs: int = 15, imgsz: int = 64, batch
               **({"time": hours} if hours else {}))
     run = project.resolve() / name / "weights"
     return run / "best.pt" if (run / "best.pt").exists() else run / "last.pt"
+
+
+def average_checkpoints(checkpoints: list[Path], out: Path) -> Path:
+    """Writes the mean of several detector checkpoints' weights to `out` (a "model soup").
+
+    Runs continued from the same weights on different data stay in one basin of the loss, so their
+    mean is a model too, often better than either: session 21's two runs each traded the board views
+    against the close-up views, and their mean keeps some of both (docs/training.md, session 22).
+    The checkpoints must share one architecture and class scheme; the first one's metadata is kept.
+    """
+    if len(checkpoints) < 2:
+        raise ValueError("averaging needs at least two checkpoints")
+    import_ultralytics()  # ultralytics' classes must be importable to unpickle its checkpoints
+    import torch
+
+    loaded = [torch.load(path, map_location="cpu", weights_only=False) for path in checkpoints]
+    models = [ckpt.get("ema") or ckpt["model"] for ckpt in loaded]
+    states = [model.state_dict() for model in models]
+    names = set(states[0])
+    for path, state, model in zip(checkpoints[1:], states[1:], models[1:]):
+        if set(state) != names or any(state[k].shape != states[0][k].shape for k in names):
+            raise ValueError(f"{path} has a different architecture from {checkpoints[0]}")
+        if getattr(model, "names", None) != getattr(models[0], "names", None):
+            raise ValueError(f"{path} has different classes from {checkpoints[0]}")
+    mean = {}
+    for key, first in states[0].items():
+        if first.is_floating_point():
+            stacked = torch.stack([state[key].float() for state in states])
+            mean[key] = stacked.mean(dim=0).to(first.dtype)
+        else:  # counters such as BatchNorm's num_batches_tracked: not weights
+            mean[key] = first.clone()
+    soup = loaded[0]
+    soup["model"].load_state_dict(mean)
+    soup["ema"] = None
+    soup["optimizer"] = None
+    soup["train_args"] = {**(soup.get("train_args") or {}), "averaged_from": [str(p) for p in checkpoints]}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(soup, out)
+    return out

@@ -252,6 +252,11 @@ the same for `datasets/stacks-s19` with `--count 600 --seed 143 --games space-ar
 `datasets/stacks-s20`, seed 145; and close-up views, `scripts/synth dataset datasets/closeup-s20 --count 600 --seed 146
 --games close-up --size 640x480 --scheme size-pose`; crops `--seed 17`, `18`, `19` into `datasets/mix-s20-crops`;
 `datasets/train-s20.yaml`: `pieces-hd-crops`, `mix-s19-crops`, `mix-s20-crops`).
+Session 21 added 2,863 more (`datasets/mix-s21`, seed 147, and `datasets/mix-s22`, seed 150, all five games;
+`datasets/stacks-s21`, seed 148, the stacking games; `datasets/closeup-s21`, seed 149, close-up views; crops `--seed 20`
+to `23 --webcam-share 0.3` into `datasets/mix-s21-crops`; `datasets/train-s21.yaml`: `pieces-hd-crops` and
+`mix-s21-crops`) and for its second run 1,200 more close-up views (`datasets/closeup-s21b`, seed 151, crops `--seed 24`;
+`datasets/train-s21b.yaml` adds `closeup-s21b-crops`); the commands are in docs/training.md.
 Whole board in view, as a referee's camera is set up (a test set only, seed 21, never trained on):
 `scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
@@ -290,6 +295,13 @@ scratch folder), only the crops cut after a webcam effect (`...-webcam.jpg`, 15,
   session 20 continued that run's best on `datasets/train-s20.yaml` (`--model runs/detector/s19/weights/best.pt
   --epochs 3 --lr0 0.0001 --warmup-epochs 0 --name s20`), shipped in session 20: session 18's weights score 0.8739 /
   0.8973 on the test split and 0.8744 / 0.882 on the close-up views (`git show a423dc8:models/pieces.pt`);
+  session 21 continued session 20's weights on `datasets/train-s21.yaml` (`--model models/pieces.pt --epochs 3 --lr0
+  0.0001 --warmup-epochs 0 --name s21`, 2,535 s) and that run's best one epoch more on `datasets/train-s21b.yaml`
+  (`--model runs/detector/s21/weights/best.pt --epochs 1 --name s21b`, 1,330 s); each alone traded the board views
+  against the close-up views and was not shipped. Session 22 shipped the mean of the two runs' best weights
+  (`python scripts/average_weights.py models/pieces.pt runs/detector/s21/weights/best.pt
+  runs/detector/s21b/weights/best.pt`, docs/training.md): session 20's weights score 0.8746 / 0.8955 on the test
+  split and 0.8768 / 0.8834 on the close-up views (`git show ab2b752:models/pieces.pt`);
   the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; session 6 10 more on
   square crops (`datasets/colours-v2`); session 7 continued on the new crops with
@@ -333,7 +345,7 @@ include the pieces of towers, whose colours and sizes are read worse).
 ## Goals (issue 8) and where this model stands
 Recall and precision >= 99% with colour and size right, direction right for >= 99.5% of lying pieces:
 {goal_verdict} (recall {a['recall_colour_and_size']}, precision {a['precision_colour_and_size']}, direction
-{a['direction_snapped_accuracy']}). The detector has had about twenty-three hours of training on two CPU cores
+{a['direction_snapped_accuracy']}). The detector has had about twenty-four hours of training on two CPU cores
 and eight minutes on a GPU in all; it is shipped so the pipeline runs end to end with real inference, and as the starting point
 for longer training (`--model models/pieces.pt`). A hidden set of real photographs will judge it
 too; nothing here has been measured on real photos (the close-up views are the nearest stand-in).

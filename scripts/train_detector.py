@@ -34,11 +34,13 @@ def main() -> None:
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--lr0", type=float, help="AdamW at this learning rate (default: ultralytics' automatic choice)")
     parser.add_argument("--warmup-epochs", type=float, help="default: ultralytics' 3; less when continuing from trained weights")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="shuffling and augmentation seed; runs with different seeds make ingredients for averaging")
     args = parser.parse_args()
     config = TrainConfig(data=args.data, model=args.model, imgsz=args.imgsz, epochs=args.epochs, hours=args.hours, batch=args.batch,
                          name=args.name, threads=args.threads, device=args.device, workers=args.workers,
                          resume=args.resume,
-                         lr0=args.lr0, warmup_epochs=args.warmup_epochs)
+                         lr0=args.lr0, warmup_epochs=args.warmup_epochs, seed=args.seed)
     print(json.dumps(describe(config)))
     start = time.time()
     best = train(config)

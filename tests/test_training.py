@@ -1,6 +1,8 @@
 from pathlib import Path
 
-from companion.training import TrainConfig, _schedule
+import pytest
+
+from companion.training import TrainConfig, _schedule, average_checkpoints
 
 
 def test_by_default_ultralytics_chooses_the_optimiser_and_warm_up():
@@ -10,3 +12,40 @@ def test_by_default_ultralytics_chooses_the_optimiser_and_warm_up():
 def test_a_learning_rate_given_fixes_the_optimiser_so_ultralytics_does_not_override_it():
     schedule = _schedule(TrainConfig(data=Path("data.yaml"), lr0=0.0005, warmup_epochs=0.5))
     assert schedule == {"optimizer": "AdamW", "lr0": 0.0005, "warmup_bias_lr": 0.0, "warmup_epochs": 0.5}
+
+
+def _checkpoint(tmp_path: Path, name: str, architecture: str, fill: float) -> Path:
+    """A checkpoint in ultralytics' layout whose every float weight is `fill`."""
+    import torch
+
+    from companion.vision.yolo_env import import_ultralytics
+
+    model = import_ultralytics().YOLO(architecture).model
+    with torch.no_grad():
+        for tensor in model.state_dict().values():
+            if tensor.is_floating_point():
+                tensor.fill_(fill)
+    path = tmp_path / name
+    torch.save({"model": model, "ema": None, "optimizer": None, "train_args": {}}, path)
+    return path
+
+
+def test_averaged_checkpoints_hold_the_mean_of_every_weight(tmp_path):
+    import torch
+
+    first = _checkpoint(tmp_path, "a.pt", "yolo11n-pose.yaml", 1.0)
+    second = _checkpoint(tmp_path, "b.pt", "yolo11n-pose.yaml", 2.0)
+    out = average_checkpoints([first, second], tmp_path / "soup" / "mean.pt")
+    soup = torch.load(out, map_location="cpu", weights_only=False)
+    weights = [t for t in soup["model"].state_dict().values() if t.is_floating_point()]
+    assert weights and all(torch.allclose(t, torch.full_like(t, 1.5)) for t in weights)
+    assert soup["train_args"]["averaged_from"] == [str(first), str(second)]
+
+
+def test_checkpoints_of_different_architectures_are_refused(tmp_path):
+    pose = _checkpoint(tmp_path, "pose.pt", "yolo11n-pose.yaml", 1.0)
+    detect = _checkpoint(tmp_path, "detect.pt", "yolo11n.yaml", 1.0)
+    with pytest.raises(ValueError, match="different architecture"):
+        average_checkpoints([pose, detect], tmp_path / "mean.pt")
+    with pytest.raises(ValueError, match="at least two"):
+        average_checkpoints([pose], tmp_path / "mean.pt")
