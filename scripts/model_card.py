@@ -56,6 +56,10 @@ def webcam_figures(detector, dataset: Path, limit: int) -> dict:
     return out
 
 
+def _epochs(count) -> str:
+    return "? epochs" if count is None else f"{count} epoch{'' if count == 1 else 's'}"
+
+
 def training_facts(run: Path) -> dict:
     rows = list(csv.DictReader((run / "results.csv").open()))
     if not rows:
@@ -302,7 +306,7 @@ scratch folder), only the crops cut after a webcam effect (`...-webcam.jpg`, 15,
   (`python scripts/average_weights.py models/pieces.pt runs/detector/s21/weights/best.pt
   runs/detector/s21b/weights/best.pt`, docs/training.md): session 20's weights score 0.8746 / 0.8955 on the test
   split and 0.8768 / 0.8834 on the close-up views (`git show ab2b752:models/pieces.pt`);
-  the last run (`{args.run.name}`): {train.get('epochs', '?')} epochs in {train.get('seconds', '?')} s.
+  the last run (`{args.run.name}`): {_epochs(train.get('epochs'))} in {train.get('seconds', '?')} s.
 - Colour classifier: session 1 trained it from scratch for 4 epochs on 640x480 renders' crops; session 6 10 more on
   square crops (`datasets/colours-v2`); session 7 continued on the new crops with
   `python scripts/train_colour.py datasets/colours-v3 --model models/colours.pt --epochs 6 --name colours-v3` (validation top-1
