@@ -130,8 +130,8 @@ def average_checkpoints(checkpoints: list[Path], out: Path) -> Path:
     import_ultralytics()  # ultralytics' classes must be importable to unpickle its checkpoints
     import torch
 
-    loaded = [torch.load(path, map_location="cpu", weights_only=False) for path in checkpoints]
-    models = [ckpt.get("ema") or ckpt["model"] for ckpt in loaded]
+    loaded = [_load_checkpoint(torch, path) for path in checkpoints]
+    models = [ckpt["ema"] if ckpt.get("ema") is not None else ckpt["model"] for ckpt in loaded]
     states = [model.state_dict() for model in models]
     names = set(states[0])
     for path, state, model in zip(checkpoints[1:], states[1:], models[1:]):
@@ -154,3 +154,13 @@ def average_checkpoints(checkpoints: list[Path], out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(soup, out)
     return out
+
+
+def _load_checkpoint(torch, path: Path) -> dict:
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as error:  # torch raises several kinds for a file that is not a checkpoint
+        raise ValueError(f"{path} is not a checkpoint torch can read ({error.__class__.__name__})") from error
+    if not isinstance(checkpoint, dict) or not hasattr(checkpoint.get("model"), "state_dict"):
+        raise ValueError(f"{path} is not an ultralytics checkpoint (no model in it)")
+    return checkpoint

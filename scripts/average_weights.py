@@ -22,7 +22,11 @@ def main() -> None:
     for path in args.checkpoints:
         if not path.is_file():
             parser.error(f"no such checkpoint: {path}")
-    print(f"averaged {len(args.checkpoints)} checkpoints -> {average_checkpoints(args.checkpoints, args.out)}")
+    try:
+        out = average_checkpoints(args.checkpoints, args.out)
+    except ValueError as error:
+        parser.error(str(error))
+    print(f"averaged {len(args.checkpoints)} checkpoints -> {out}")
 
 
 if __name__ == "__main__":

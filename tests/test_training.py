@@ -49,3 +49,12 @@ def test_checkpoints_of_different_architectures_are_refused(tmp_path):
         average_checkpoints([pose, detect], tmp_path / "mean.pt")
     with pytest.raises(ValueError, match="at least two"):
         average_checkpoints([pose], tmp_path / "mean.pt")
+
+
+def test_a_file_that_is_not_a_checkpoint_is_refused_by_name(tmp_path):
+    pose = _checkpoint(tmp_path, "pose.pt", "yolo11n-pose.yaml", 1.0)
+    notes = tmp_path / "notes.pt"
+    notes.write_text("not weights")
+    with pytest.raises(ValueError, match="notes.pt is not a checkpoint"):
+        average_checkpoints([pose, notes], tmp_path / "mean.pt")
+    assert not (tmp_path / "mean.pt").exists()
