@@ -247,6 +247,23 @@ def test_the_demo_s_players_type_in_what_the_table_shows_when_no_fix_offered_is_
     hub.close()
 
 
+def test_the_demo_s_players_click_the_fix_that_is_what_they_played_in_any_order(tmp_path):
+    from companion.vision.observation import Observation
+
+    hub, feed, context = demo_feed_after_bids(tmp_path)
+    assert TEXTS[4:7] == ["P3 bomb d4", "P4 bomb h5", "P1 bomb c1"]
+    verdict = hub.session.add_verdict("illegal", "+[bead @d4] +[bead @h5]", "illegal or misread", source="camera")
+    # Not theirs next (P1's bomb comes third), then their next two in another order: the second is clicked.
+    fixes = ["P1 bomb c1", "P4 bomb h5; P3 bomb d4"]
+    feed.demo_players.answer_verdict(context, verdict, fixes, Observation("icebomb-arena", ()),
+                                     np.zeros((8, 8, 3), np.uint8))
+    log = [(item.source, item.text) for item in hub.session.snapshot().log]
+    assert log[4:] == [("demo", "P3 bomb d4"), ("demo", "P4 bomb h5")]
+    assert hub.session.snapshot().verdicts == ()
+    assert feed.stats.counts["demo_fixes"] == 1 and feed.stats.counts["demo_entries"] == 0
+    hub.close()
+
+
 def test_the_demo_s_players_correct_a_move_the_camera_read_as_another_and_leave_the_right_ones(tmp_path):
     hub, feed, context = demo_feed_after_bids(tmp_path)
     assert TEXTS[4:6] == ["P3 bomb d4", "P4 bomb h5"]

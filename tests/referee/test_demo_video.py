@@ -73,7 +73,7 @@ def test_plans_misread_at_their_reveal_are_corrected_and_the_game_stays_the_reco
     corrected = [(text, was) for _, text, was in log if was is not None]
     assert counts["actions_corrected"] + counts["demo_corrections"] >= 2
     assert corrected and all(" plan " in was and text != was for text, was in corrected), corrected
-    # The demo's players answer a verdict with what they played (the bead on a6 the detector never
-    # finds stands against the moves seen at frame 531): they click its fix when one is theirs, else
-    # type it in, as players at the table would.
-    assert counts["demo_fixes"] + counts["demo_entries"] >= 1, counts
+    # Every verdict is answered by the demo's players with what they played (a fix clicked or the moves
+    # typed in: tests/test_pipeline.py), as players at the table would. Session 19's weights left the bead
+    # on a6 unfound, which raised one at frame 531; session 22's find it, and raise none this far.
+    assert counts["demo_fixes"] + counts["demo_entries"] == counts["verdicts"], counts
