@@ -74,6 +74,6 @@ def test_plans_misread_at_their_reveal_are_corrected_and_the_game_stays_the_reco
     assert counts["actions_corrected"] + counts["demo_corrections"] >= 2
     assert corrected and all(" plan " in was and text != was for text, was in corrected), corrected
     # Every verdict is answered by the demo's players with what they played (a fix clicked or the moves
-    # typed in: tests/test_pipeline.py), as players at the table would. Session 19's weights left the bead
-    # on a6 unfound, which raised one at frame 531; session 22's find it, and raise none this far.
+    # typed in: tests/test_pipeline.py), as players at the table would. With session 19's weights the
+    # unfound bead on a6 raised one at frame 531; session 22's raise none this far.
     assert counts["demo_fixes"] + counts["demo_entries"] == counts["verdicts"], counts
