@@ -315,7 +315,7 @@ scratch folder), only the crops cut after a webcam effect (`...-webcam.jpg`, 15,
   (the best epoch by validation accuracy is kept); session 9 continued with the cast crops for 3 epochs
   (`datasets/colours-v5`, `--name colours-v5`), session 10 with the webcam crops,
   `python scripts/train_colour.py {args.crops} --model models/colours.pt --epochs 3 --name {args.colour_run.name}`:
-  {ctrain.get('epochs', '?')} epochs in {ctrain.get('seconds', '?')} s with the detector's training paused.
+  {_epochs(ctrain.get('epochs'))} in {ctrain.get('seconds', '?')} s with the detector's training paused.
   (Run beside the detector's training, one epoch took 12 minutes instead of 40 s: two
   torch trainings on two cores thrash; run them one after the other.)
 
