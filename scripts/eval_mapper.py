@@ -31,7 +31,7 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import cv2
@@ -39,6 +39,7 @@ import numpy as np
 
 from companion.evaluation import MIN_VISIBLE, match_by_box
 from companion.pieces import Colour, Pyramid, Size
+from companion.referee.space_arena import ship_text, ships_seen
 from companion.scoring import Observation as ScoredTable, ObservationError, parse_observation, score_observation
 from companion.vision.locate import BoardLocation, BoardNotFound, Locator, board_outline
 from companion.vision.mapper import (Mapper, board_spec_from_truth, config_for, location_from_truth, truth_detections,
@@ -85,6 +86,13 @@ def visible_icetowers_scores(truth: dict, min_visible: float = 0.15) -> dict[str
         return {}  # nothing in view: as an empty observation is scored below
     return _scores(parse_observation({"game": "icetowers", "towers": towers,
                                       "free": [[o["colour"], o["size"]] for o in free]}))
+
+
+def true_upright_ships(truth: dict) -> Counter:
+    """ARENA's ships standing as trees (`ship_text`, as the referee's adapter writes them): those laid
+    down beside a d8 are left out, as the detector does not read a d8's value."""
+    return Counter(ship_text(ship["colour"], ship["cell"], ship["height"])
+                   for ship in truth["state"].get("ships", {}).values() if not ship.get("lying"))
 
 
 def visible_levels(objects: list[dict]) -> dict[int, int | None]:
@@ -189,6 +197,12 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
                                  f"truth {where_true} L{obj.get('level')} {obj.get('direction')} -> "
                                  f"{seen.colour and seen.colour.value}-{seen.size and int(seen.size)} "
                                  f"{seen.cell or seen.zone} L{seen.level} {seen.direction} {seen.unsure}")
+    if game == "space-arena" and _whole_table_in_view(truth):
+        # A ship is read right when the referee's adapter names its colour, tile and height exactly.
+        expected = true_upright_ships(truth)
+        seen = ships_seen(observation)[0] if observation is not None else Counter()
+        t["ships"] += expected.total()
+        t["ships_right"] += (expected & seen).total()
     if game == "icetowers" and observation is not None and _whole_table_in_view(truth):
         # A score is only defined for a table the camera sees whole: pieces cut off by the frame's
         # edge are not judged here (pieces hidden inside towers are: that is the mapper's problem).
@@ -250,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", type=Path, help="read sidecars from a dataset instead of sampling")
     parser.add_argument("--split", default="test", help='dataset split, or "all" for a test-only dataset')
     parser.add_argument("--detector", action="store_true", help="detect with the trained model instead of the truth")
+    parser.add_argument("--model", type=Path, help="with --detector: these weights, not the shipped ones")
     parser.add_argument("--json", action="store_true", help="print the tally as JSON")
     parser.add_argument("--examples", type=int, default=3, help="wrong pieces to print per game")
     parser.add_argument("--locate", action="store_true",
@@ -264,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--detector needs --dataset (rendered images to look at)")
         from companion.recognize import model_detector
 
-        detect = model_detector()
+        detect = model_detector(args.model) if args.model else model_detector()
     for truth in _truths(args):
         frame = None
         if detect is not None:
@@ -295,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{pct(t['exact_visible_score'], t['tables'])}"
               + (f"  {t['not_located']}" if args.locate else "")
               + (f" of {t['tables']} tables wholly in view ({pct(t['exact_score'], t['tables']).strip()} counting the"
-                 " pieces hidden inside towers)" if t["tables"] else ""))
+                 " pieces hidden inside towers)" if t["tables"] else "")
+              + (f" ships standing as trees read right (colour, tile, height): {t['ships_right']} of {t['ships']}"
+                 if t["ships"] else ""))
     for game, t in tally.items():
         for example in t["examples"]:
             print(f"  {game}: {example}")

@@ -171,6 +171,13 @@ def test_icetowers_scores_as_a_picture_shows_them_leave_out_pieces_hidden_inside
     assert eval_mapper.true_icetowers_scores(truth) != eval_mapper.visible_icetowers_scores(truth)
 
 
+def test_arena_ships_are_judged_as_the_referee_names_them_and_ships_laid_down_are_left_out():
+    eval_mapper = _eval_mapper()
+    truth = {"state": {"ships": {"P1": {"colour": "red", "cell": "b4", "height": 3, "stack": ["L", "M", "S"]},
+                                 "P2": {"colour": "blue", "cell": "g7", "height": 1, "lying": "NE"}}}}
+    assert eval_mapper.true_upright_ships(truth) == {"red @b4 h3": 1}
+
+
 def test_eval_mapper_with_the_board_located_counts_a_board_not_found_as_every_piece_missed(dataset):
     import numpy as np
     from collections import defaultdict
