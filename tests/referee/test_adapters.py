@@ -199,6 +199,24 @@ def test_arena_a_laid_down_ship_takes_its_height_from_the_d8_beside_it():
     assert adapter.compare(adapter.expected(start), seen, unsure) == 0.5
 
 
+def test_arena_a_tree_seen_short_is_a_doubt_and_one_seen_taller_a_contradiction():
+    # Plans entered on the players' pages, fire orders awaited: the ships have not moved yet.
+    start = _arena_designed().apply(Start(0, "a1h3")).apply(Start(1, "h8h2"))
+    start = start.apply(Plan(0, (1, 0, 0))).apply(Plan(1, (0, 0, 0)))
+    adapter = adapter_for("space-arena", ARENA_COLOURS)
+    table = arena_table(start)
+    ship = [p for p in table.pieces if p.colour == ARENA_COLOURS[0]]
+    short = replace(table, pieces=tuple(p for p in table.pieces if p is not ship[1]))
+    seen, unsure = adapter.seen(short)
+    assert adapter.compare(adapter.expected(start), seen, unsure) == 0.5
+    verdict = Referee(adapter, start).judge(short)
+    assert verdict.accepted and verdict.text == "no move"
+    taller = replace(table, pieces=table.pieces + (replace(ship[-1], level=3),))
+    seen, unsure = adapter.seen(taller)
+    assert adapter.compare(adapter.expected(start), seen, unsure) >= 1
+    assert not Referee(adapter, start).judge(taller).accepted
+
+
 def test_arena_a_ship_beyond_its_speed_is_illegal_or_misread():
     start = _arena_designed().apply(Start(0, "a1h3")).apply(Start(1, "h8h2"))
     table = arena_table(start)
