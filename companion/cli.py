@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="classify each crop's colour once, not also mirrored (companion/vision/colour.py)")
     p.add_argument("--single-look", dest="mirror_look", action="store_false",
                    help="run the detector once per picture, not also on its mirror image (companion/vision/mirrored.py)")
+    p.add_argument("--no-white-balance", dest="white_balance", action="store_false",
+                   help="read each piece's colour only as the picture shows it (by default also with half of "
+                        "the picture's colour cast taken out: companion/vision/balance.py)")
     p.add_argument("--confidence", type=float,
                    help="keep detections scoring at least this (default: DetectorConfig's, "
                         "companion/vision/detect.py; one look used 0.35 until session 11)")
@@ -138,6 +141,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         config = DetectorConfig(weights=args.model, imgsz=args.imgsz, close_imgsz=args.close_imgsz or args.imgsz,
                                 mirror_look=args.mirror_look)
+        if not args.white_balance:
+            config = replace(config, white_balance=0.0)
         if args.confidence is not None:
             config = replace(config, confidence=args.confidence)
     except ValueError as exc:
@@ -149,6 +154,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     report["colour_mirror"] = bool(colour) and args.colour_mirror
     report["mirror_look"], report["confidence"] = config.mirror_look, config.confidence
+    report["white_balance"] = config.white_balance
     report["imgsz"], report["close_imgsz"] = args.imgsz, args.close_imgsz or args.imgsz
     if args.map:
         report["map"] = ultralytics_map(args.model, args.dataset, args.split, args.imgsz)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from companion import models
+from companion.vision.balance import cast_gains, with_gains
 from companion.vision.classes import get_scheme
 from companion.vision.detection import Detection, box_iou
 
@@ -125,7 +126,27 @@ def test_the_detector_looks_at_the_frame_and_its_mirror_image_and_merges_the_two
     assert all(d.confidence >= detector.config.confidence for d in twice)
 
 
-def test_the_colour_of_a_crop_is_read_as_it_is_and_mirrored_and_the_two_averaged():
+def test_the_colour_classifier_also_reads_each_piece_with_the_picture_s_cast_taken_out(detector, frames, monkeypatch):
+    warm = np.clip(frames[2].astype(np.float64) * (0.72, 0.95, 1.15), 0, 255).astype(np.uint8)
+    calls = []
+    classify = detector.colour_of.classify
+    monkeypatch.setattr(detector.colour_of, "classify", lambda *views: calls.append(views) or classify(*views))
+    found = detector.detect(warm)
+    [(crops, balanced_crops)] = calls
+    assert len(crops) == len(balanced_crops) == sum(d.kind == "pyramid" for d in found) > 0
+
+    def red_over_blue(pictures):
+        b, _, r = np.concatenate([p.reshape(-1, 3) for p in pictures]).astype(np.float64).mean(axis=0)
+        return r / b
+
+    gains = cast_gains(warm)
+    assert gains[0] > 1 > gains[2]  # warm light: blue brought up, red down
+    assert red_over_blue(balanced_crops) < red_over_blue(crops)
+    assert all(np.array_equal(b, with_gains(c, gains, detector.config.white_balance))
+               for c, b in zip(crops, balanced_crops))
+
+
+def test_the_colour_of_a_crop_is_read_as_it_is_mirrored_and_in_other_views_and_all_averaged():
     from companion.pieces import Colour
     from companion.vision.colour import CROP_SIZE, ColourClassifier
 
@@ -153,3 +174,12 @@ def test_the_colour_of_a_crop_is_read_as_it_is_and_mirrored_and_the_two_averaged
         best = int(np.argmax(average))
         assert colour == Colour.parse(plain._model.names[best])
         assert confidence == pytest.approx(average[best], abs=1e-5)
+    # Another view of the same pieces (here each crop darkened) is averaged in with the two looks.
+    darker = [(c * 0.6).astype(np.uint8) for c in crops]
+    for crop, dark, (colour, confidence) in zip(crops, darker, both.classify(crops, darker)):
+        average = sum(probabilities(np.ascontiguousarray(c)) for c in (crop, crop[:, ::-1], dark, dark[:, ::-1])) / 4
+        best = int(np.argmax(average))
+        assert colour == Colour.parse(plain._model.names[best])
+        assert confidence == pytest.approx(average[best], abs=1e-5)
+    with pytest.raises(ValueError, match="one crop per piece"):
+        both.classify(crops, darker[:-1])

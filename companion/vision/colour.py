@@ -74,10 +74,15 @@ class ColourClassifier:
         self._threads_set = False
         self._mirror = mirror
 
-    def classify(self, crops: list[np.ndarray]) -> list[tuple[Colour, float]]:
+    def classify(self, crops: list[np.ndarray], *views: list[np.ndarray]) -> list[tuple[Colour, float]]:
+        """Each piece's colour and its probability. `views`: the same pieces' crops seen another way
+        (each a list in the order of `crops`), whose probabilities are averaged in as the mirror's are."""
         if not crops:
             return []
-        looks = list(crops) + ([np.ascontiguousarray(c[:, ::-1]) for c in crops] if self._mirror else [])
+        if any(len(view) != len(crops) for view in views):
+            raise ValueError("every view must hold one crop per piece")
+        seen = [c for view in (crops, *views) for c in view]
+        looks = seen + ([np.ascontiguousarray(c[:, ::-1]) for c in seen] if self._mirror else [])
         with self._lock:
             results = self._model.predict(looks, imgsz=CROP_SIZE, device="cpu", verbose=False)
             if not self._threads_set:
@@ -86,8 +91,7 @@ class ColourClassifier:
                 torch.set_num_threads(self._threads)
                 self._threads_set = True
         probabilities = np.array([r.probs.data.cpu().numpy() for r in results], dtype=np.float64)
-        if self._mirror:
-            probabilities = (probabilities[:len(crops)] + probabilities[len(crops):]) / 2
+        probabilities = probabilities.reshape(-1, len(crops), probabilities.shape[1]).mean(axis=0)
         out = []
         for p in probabilities:
             top = int(np.argmax(p))
