@@ -199,7 +199,10 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   a tenth around it, each axis scaled on its own, so a band of a piece in a tower fills the crop); the ten
   standard colours. Each crop is classified as it is and mirrored, the probabilities averaged (since
   session 11), and a detected piece's crop is taken a little inside its box ({DETECTION_CROP_MARGIN} of it on each
-  side; since session 12: the neighbours in a tower and the table round a piece stay out).
+  side; since session 12: the neighbours in a tower and the table round a piece stay out). Since session 23
+  each crop is read a second time with half of the picture's colour cast taken out (shades of grey over the
+  whole picture, `companion/vision/balance.py`), and that reading averaged in too: a room's warm or cool
+  light tints every piece (docs/pipeline.md); `companion eval --no-white-balance` leaves it out.
 - Why two stages, how to train and continue: `docs/training.md`.
 
 ## Data
