@@ -201,7 +201,7 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   session 11), and a detected piece's crop is taken a little inside its box ({DETECTION_CROP_MARGIN} of it on each
   side; since session 12: the neighbours in a tower and the table round a piece stay out). Since session 23
   each crop is read a second time with half of the picture's colour cast taken out (shades of grey over the
-  whole picture, `companion/vision/balance.py`), and that reading averaged in too: a room's warm or cool
+  picture the detector looks at, `companion/vision/balance.py`), and that reading averaged in too: a room's warm or cool
   light tints every piece (docs/pipeline.md); `companion eval --no-white-balance` leaves it out.
 - Why two stages, how to train and continue: `docs/training.md`.
 

@@ -1,13 +1,15 @@
-"""A colour cast of the room's light, estimated from the whole picture and taken out of a crop.
+"""A colour cast of the room's light, estimated from a picture and taken out of crops of it.
 
 A webcam under warm bulbs or cool daylight tints every piece, and the colour classifier was
 trained on renders whose white balance varies by about a tenth. The cast is estimated by the
 shades-of-grey method (the picture's channel means, each taken as a sixth-power mean so bright
 pixels weigh most: a Minkowski norm between grey-world and white-patch). A picture may also be
 tinted by what it shows (a wooden table, green felt), and a full correction greys those out and
-shifts every piece the other way; so the detector (companion/vision/detect.py) takes only half of
-the cast out, and only as a second view of each piece's crop that the colour classifier averages
-with the crop as it is (docs/pipeline.md, "Each colour read with the room's cast taken out").
+shifts every piece the other way; so the detector (companion/vision/detect.py) estimates the cast
+of the picture it is given (the board's region with a margin round it, or the whole frame on a
+bare table) and takes only half of it out, and only as a second view of each piece's crop that the
+colour classifier averages with the crop as it is (docs/pipeline.md, "Each colour read with the
+room's cast taken out").
 """
 
 from __future__ import annotations
