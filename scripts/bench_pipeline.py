@@ -2,7 +2,7 @@
 """The camera pipeline end to end: frames/s and ms per stage at 1280x720, stable-frame-to-browser
 latency, peak memory, and start-up time to a served page.
 
-    python scripts/bench_pipeline.py [--frames demo|drawn] [--events 12] [--model models/pieces.pt]
+    python scripts/bench_pipeline.py [--frames demo|drawn] [--events 12] [--model WEIGHTS]
                                      [--no-serve] [--json OUT]
 
 Frames: the bundled demo video (companion/data/demo/) when it exists and a detector model is
@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from companion.models import detector_for_inference  # noqa: E402
 from companion.records import actions_differing, agreeing_prefix  # noqa: E402
 from companion.pipeline import CameraFeed, PipelineConfig  # noqa: E402
 from companion.session import SessionHub, SourceRunner  # noqa: E402
@@ -242,7 +243,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", choices=("auto", "demo", "drawn"), default="auto")
     parser.add_argument("--events", type=int, default=12, help="moves in the drawn sequence")
-    parser.add_argument("--model", type=Path, default=Path("models/pieces.pt"))
+    parser.add_argument("--model", type=Path, default=detector_for_inference(),
+                        help="detector weights (default: what the companion runs, the exported copy when it exists)")
     parser.add_argument("--no-serve", action="store_true", help="skip the latency and start-up parts")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -259,7 +261,7 @@ def main() -> int:
 
         frames, prefix = demo_frames(2000), []
         detect, _ = load_detector(config)
-        kind, detector_name = "demo video", str(args.model)
+        kind, detector_name = "demo video", os.path.relpath(args.model)
     else:
         frames, prefix = drawn_frames(args.events, start)
         detect, kind, detector_name = MarkerDetector(), "drawn table", "marker stand-in (no model)"
