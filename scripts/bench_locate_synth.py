@@ -2,6 +2,7 @@
 
     python scripts/bench_locate_synth.py [--frames 50] [--games icebomb-arena,zamboni-wars,ice-arena,space-arena]
                                          [--framing free|referee]
+    python scripts/bench_locate_synth.py --dataset datasets/referee --split all --frames 1000
 
 Each render comes with the exact board-plane-to-image homography in its JSON sidecar. For each
 frame this reports whether the board was found with every cell assigned correctly, and the mean
@@ -9,7 +10,8 @@ corner error of the playing area as a fraction of its side, and how many frames 
 playing area at all (many renders crop it, which the localiser rightly reports as cut-by-frame).
 The renders are 1280x720; the a1 corner is given as a person would point at it at set-up.
 `--framing referee` renders the same tables with the camera stood back to show the whole board,
-as one set up to referee a game is. Frames with a hand over the board are counted apart as well:
+as one set up to referee a game is. `--dataset DIR` reads a rendered dataset's pictures and sidecars
+instead of rendering (`--split all` for every split, `--frames` then caps each game's count). Frames with a hand over the board are counted apart as well:
 the tracker skips them and the board lock keeps the board found in calm frames.
 """
 
@@ -57,6 +59,32 @@ def _hand_over(truth: dict, board_corners: np.ndarray) -> bool:
     return False
 
 
+def rendered(renderer, game: str, first_seed: int, frames: int, framing: str):
+    """(name, frame, truth) of `frames` fresh renders of `game`."""
+    from companion.synth.dataset import render_item
+
+    for seed in range(first_seed, first_seed + frames):
+        jpeg, truth = render_item(renderer, game, seed, 1280, 720, framing)
+        yield seed, cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
+
+
+def stored(dataset: Path, split: str, game: str, frames: int):
+    """(name, frame, truth) of up to `frames` stored renders of `game` in a dataset's split."""
+    pattern = "*/*.json" if split == "all" else f"{split}/*.json"
+    count = 0
+    for path in sorted((dataset / "truth").glob(pattern)):
+        if count >= frames:
+            return
+        truth = json.loads(path.read_text())
+        if truth.get("game") != game:
+            continue
+        frame = cv2.imread(str(dataset / "images" / path.parent.name / (path.stem + ".jpg")))
+        if frame is None:
+            raise FileNotFoundError(f"image for {path} is missing or unreadable")
+        count += 1
+        yield f"{path.parent.name}/{path.stem}", frame, truth
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=50)
@@ -64,31 +92,39 @@ def main() -> int:
     parser.add_argument("--first-seed", type=int, default=5000)
     parser.add_argument("--framing", choices=("free", "referee"), default="free")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--dataset", type=Path, help="read this rendered dataset instead of rendering")
+    parser.add_argument("--split", default="test", help="with --dataset: its split, or all")
     args = parser.parse_args()
-    try:
-        from companion.synth.dataset import render_item
-        from companion.synth.render import Renderer
-        renderer = Renderer()
-    except Exception as exc:  # noqa: BLE001 - any failure to start the renderer ends the benchmark
-        print(f"bench_locate_synth: the scene renderer is not usable here: {exc}", file=sys.stderr)
+    if args.dataset is None:
+        try:
+            from companion.synth.render import Renderer
+            renderer = Renderer()
+        except Exception as exc:  # noqa: BLE001 - any failure to start the renderer ends the benchmark
+            print(f"bench_locate_synth: the scene renderer is not usable here: {exc}", file=sys.stderr)
+            return 2
+    elif not (args.dataset / "truth").is_dir():
+        print(f"bench_locate_synth: {args.dataset} has no truth/ folder of sidecars", file=sys.stderr)
         return 2
     results = []
     for game in args.games.split(","):
         found, errors, times, reasons = 0, [], [], {}
+        frames = 0
         in_view, found_in_view = 0, 0
         calm, found_calm = 0, 0  # wholly in view with no hand over the board, as the tracker's frames are
-        missed_in_view: dict[str, list[int]] = {}  # reason -> seeds whose board was wholly in view
-        for seed in range(args.first_seed, args.first_seed + args.frames):
-            jpeg, truth = render_item(renderer, game, seed, 1280, 720, args.framing)
+        missed_in_view: dict[str, list] = {}  # reason -> frames (seeds or names) whose board was wholly in view
+        scenes = (rendered(renderer, game, args.first_seed, args.frames, args.framing) if args.dataset is None
+                  else stored(args.dataset, args.split, game, args.frames))
+        for seed, frame, truth in scenes:
+            frames += 1
             if truth.get("board") is None:
                 reasons["no board in scene"] = reasons.get("no board in scene", 0) + 1
                 continue
-            frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
             spec = board_spec_from_truth(truth)
             h_true = np.array(truth["board"]["homography_mm_to_px"], float)
             hint = _apply(h_true, spec.playing_corners[:1])[0]
             corners = _apply(h_true, spec.outline() if spec.kind == "hex" else spec.playing_corners)
-            visible = bool(corners.min() >= 0 and corners[:, 0].max() < 1280 and corners[:, 1].max() < 720)
+            height, width = frame.shape[:2]
+            visible = bool(corners.min() >= 0 and corners[:, 0].max() < width and corners[:, 1].max() < height)
             in_view += visible
             without_hand = visible and not _hand_over(truth, corners)
             calm += without_hand
@@ -112,7 +148,7 @@ def main() -> int:
                 reasons["wrong-cells"] = reasons.get("wrong-cells", 0) + 1
                 if visible:
                     missed_in_view.setdefault("wrong-cells", []).append(seed)
-        results.append({"game": game, "frames": args.frames, "found_rate": found / args.frames,
+        results.append({"game": game, "frames": frames, "found_rate": found / frames if frames else 0.0,
                         "board_in_view": in_view, "found_in_view": found_in_view,
                         "in_view_without_hand": calm, "found_without_hand": found_calm,
                         "mean_corner_error": float(np.mean(errors)) if errors else None,
@@ -129,6 +165,8 @@ def main() -> int:
                   f"found in {r['found_in_view']} of those; {r['found_without_hand']} of the "
                   f"{r['in_view_without_hand']} without a hand over it)  mean corner error {mean:>7}  {ms:>7}  "
                   f"{r['failures'] or ''}")
+            for reason, names in r["missed_in_view"].items():
+                print(f"    missed with the board in view ({reason}): {', '.join(str(n) for n in names)}")
     return 0
 
 
