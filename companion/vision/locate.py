@@ -76,6 +76,11 @@ class LocateConfig:
     min_lattice_points: int = 9
     lattice_fit_cells: float = 0.1
     """A lattice point counts when the lattice's homography puts it within this fraction of a cell."""
+    lattice_fit_iterations: int = 100
+    """RANSAC draws for that homography. A board's own lattice fits in a few draws; only lattices grown
+    loosely from a wrong seed, a third of their points on one view, use them all (300 until session 24:
+    the same boards and corners on the 450 referee renders of square and hex boards, hex median 122 ->
+    98 ms and p95 502 -> 323 ms there while another job shared the cores)."""
     min_checker_fraction: float = 0.30
     """The chosen 8x8 window must show at least this much consistent light/dark alternation."""
     frame_margin_px: float = 1.0
@@ -990,7 +995,8 @@ def _tight(pts: np.ndarray, lattice: _Lattice, config: LocateConfig,
         return None
     step = _apply_h(h, plane + lattice.basis[:, 0]) - _apply_h(h, plane)
     cell = float(np.median(np.hypot(step[:, 0], step[:, 1])))
-    h, mask = cv2.findHomography(plane, img, cv2.RANSAC, max(1.0, config.lattice_fit_cells * cell), maxIters=300)
+    h, mask = cv2.findHomography(plane, img, cv2.RANSAC, max(1.0, config.lattice_fit_cells * cell),
+                                 maxIters=config.lattice_fit_iterations)
     if h is None:
         return None
     keep = mask.ravel().astype(bool)
