@@ -267,7 +267,7 @@ to `23 --webcam-share 0.3` into `datasets/mix-s21-crops`; `datasets/train-s21.ya
 Whole board in view, as a referee's camera is set up (a test set only, seed 21, never trained on):
 `scripts/synth dataset datasets/referee --count 600 --seed 21 --size 1280x720 --referee-share 1
 --games icebomb-arena,zamboni-wars,ice-arena,space-arena --scheme size-pose`, scored over all its items.
-Colour crops: `scripts/make_colour_crops.py {args.dataset} {args.crops} --seed 3`, then the same for
+Colour crops: `scripts/make_colour_crops.py {args.dataset} datasets/colours-v3 --seed 3`, then the same for
 `datasets/closeup` (`--seed 4`), `datasets/mix-s6` (`--seed 5`), `datasets/mix-s7` (`--seed 6`) and `datasets/mix-s8`
 (`--seed 7`) into the same folder (`datasets/colours-v3`); session 9 copied it to `datasets/colours-v5` and added
 `scripts/make_colour_crops.py datasets/mix-s9 datasets/colours-v5 --seed 8 --cast 0.3` and the same for `datasets/mix-s8`
