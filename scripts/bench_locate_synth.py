@@ -11,8 +11,9 @@ playing area at all (many renders crop it, which the localiser rightly reports a
 The renders are 1280x720; the a1 corner is given as a person would point at it at set-up.
 `--framing referee` renders the same tables with the camera stood back to show the whole board,
 as one set up to referee a game is. `--dataset DIR` reads a rendered dataset's pictures and sidecars
-instead of rendering (`--split all` for every split, `--frames` then caps each game's count). Frames with a hand over the board are counted apart as well:
-the tracker skips them and the board lock keeps the board found in calm frames.
+instead of rendering (`--split all` for every split, `--frames` then caps each game's count).
+Frames with a hand over the board are counted apart as well: the tracker skips them and the board
+lock keeps the board found in calm frames.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def main() -> int:
         missed_in_view: dict[str, list] = {}  # reason -> frames (seeds or names) whose board was wholly in view
         scenes = (rendered(renderer, game, args.first_seed, args.frames, args.framing) if args.dataset is None
                   else stored(args.dataset, args.split, game, args.frames))
-        for seed, frame, truth in scenes:
+        for name, frame, truth in scenes:
             frames += 1
             if truth.get("board") is None:
                 reasons["no board in scene"] = reasons.get("no board in scene", 0) + 1
@@ -134,7 +135,7 @@ def main() -> int:
             except BoardNotFound as exc:
                 reasons[exc.reason] = reasons.get(exc.reason, 0) + 1
                 if visible:
-                    missed_in_view.setdefault(exc.reason, []).append(seed)
+                    missed_in_view.setdefault(exc.reason, []).append(name)
                 continue
             finally:
                 times.append(time.perf_counter() - start)
@@ -147,7 +148,7 @@ def main() -> int:
             else:
                 reasons["wrong-cells"] = reasons.get("wrong-cells", 0) + 1
                 if visible:
-                    missed_in_view.setdefault("wrong-cells", []).append(seed)
+                    missed_in_view.setdefault("wrong-cells", []).append(name)
         results.append({"game": game, "frames": frames, "found_rate": found / frames if frames else 0.0,
                         "board_in_view": in_view, "found_in_view": found_in_view,
                         "in_view_without_hand": calm, "found_without_hand": found_calm,

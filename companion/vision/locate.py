@@ -79,8 +79,8 @@ class LocateConfig:
     lattice_fit_iterations: int = 100
     """RANSAC draws for that homography. A board's own lattice fits in a few draws; only lattices grown
     loosely from a wrong seed, a third of their points on one view, use them all (300 until session 24:
-    the same boards and corners on the 450 referee renders of square and hex boards, hex median 122 ->
-    98 ms and p95 502 -> 323 ms there while another job shared the cores)."""
+    the same boards and corners on the referee renders; `scripts/bench_locate.py --frames 300 --kinds hex`
+    89 ms median, p95 162 ms with 300, 81-87 / 142-157 ms with 100; docs/calibration.md)."""
     min_checker_fraction: float = 0.30
     """The chosen 8x8 window must show at least this much consistent light/dark alternation."""
     frame_margin_px: float = 1.0
