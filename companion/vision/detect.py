@@ -23,7 +23,7 @@ from companion.pieces import Colour, Pose, Size
 from companion.vision.balance import cast_gains, with_gains
 from companion.vision.classes import PYRAMID, TOKENS
 from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier, crop_for_colour
-from companion.vision.detection import Detection, without_duplicates
+from companion.vision.detection import KEYPOINT_SEEN, Detection, with_cut_end_estimated, without_duplicates
 from companion.vision.mirrored import merge_looks, mirrored
 from companion.vision.yolo_env import import_ultralytics
 
@@ -75,6 +75,9 @@ class DetectorConfig:
     # split 0.8801 / 0.9062 -> 0.8784 / 0.9044 clean, its first 100 under warm light 0.801 -> 0.827.
     # Taking the cast out of the picture itself cost the clean pictures more (docs/pipeline.md).
     white_balance: float = 0.5
+    # A lying pyramid cut by the picture's edge gets its missing end where its box leaves the
+    # picture (`with_cut_end_estimated`), so it has a direction, marked unsure by the mapper.
+    estimate_cut_ends: bool = True
     max_detections: int = 200
     threads: int = 2
 
@@ -132,15 +135,18 @@ class Detector:
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError(f"expected a BGR image of shape (h, w, 3), got {frame.shape}")
         cfg = self.config
+        height, width = frame.shape[:2]
         if not cfg.mirror_look:
             [seen] = self._looks([frame], imgsz, cfg.confidence)
-            return self._with_colours(frame, seen)
-        # One batch of two pictures: a third faster than two calls, and the same detections.
-        seen, seen_mirrored = self._looks([frame, cv2.flip(frame, 1)], imgsz, cfg.look_confidence)
-        width = frame.shape[1]
-        merged = merge_looks(seen, [mirrored(d, width) for d in seen_mirrored], cfg.mirror_pair_iou,
-                             cfg.mirror_lone_weight, cfg.confidence)
-        return self._with_colours(frame, without_duplicates(merged, cfg.duplicate_iou))
+        else:
+            # One batch of two pictures: a third faster than two calls, and the same detections.
+            seen, seen_mirrored = self._looks([frame, cv2.flip(frame, 1)], imgsz, cfg.look_confidence)
+            merged = merge_looks(seen, [mirrored(d, width) for d in seen_mirrored], cfg.mirror_pair_iou,
+                                 cfg.mirror_lone_weight, cfg.confidence)
+            seen = without_duplicates(merged, cfg.duplicate_iou)
+        if cfg.estimate_cut_ends:
+            seen = [with_cut_end_estimated(d, width, height) for d in seen]
+        return self._with_colours(frame, seen)
 
     def _looks(self, frames: list[np.ndarray], imgsz: int | None, confidence: float) -> list[list[Detection]]:
         """One pass of the network over each picture (of one shape): the detections above
@@ -180,8 +186,8 @@ class Detector:
             kc = (0.0, 0.0)
             if kind == PYRAMID and kxy is not None:
                 kc = (float(kconf[i, 0]), float(kconf[i, 1])) if kconf is not None else (1.0, 1.0)
-                apex = (float(kxy[i, 0, 0]), float(kxy[i, 0, 1])) if kc[0] > 0.3 else None
-                contact = (float(kxy[i, 1, 0]), float(kxy[i, 1, 1])) if kc[1] > 0.3 else None
+                apex = (float(kxy[i, 0, 0]), float(kxy[i, 0, 1])) if kc[0] > KEYPOINT_SEEN else None
+                contact = (float(kxy[i, 1, 0]), float(kxy[i, 1, 1])) if kc[1] > KEYPOINT_SEEN else None
             out.append(Detection(kind=kind, box=tuple(xyxy[i]), confidence=min(max(float(conf[i]), 0.0), 1.0),
                                  class_name=self._names[int(cls[i])], colour=colour, size=size, pose=pose,
                                  apex=apex, contact=contact, keypoint_confidence=kc))

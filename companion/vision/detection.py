@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.pieces import Colour, Pose, Size
@@ -18,6 +18,10 @@ from companion.vision.classes import PYRAMID, TOKENS
 
 Point = tuple[float, float]
 KINDS = (PYRAMID, *TOKENS)
+# The detector takes a keypoint as seen when the model scores its visibility above this, and as
+# surely seen (its place trusted for a direction) from KEYPOINT_SURE.
+KEYPOINT_SEEN = 0.3
+KEYPOINT_SURE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +118,42 @@ def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
     inter = box_intersection(a, b)
     union = box_area(a) + box_area(b) - inter
     return inter / union if union > 0 else 0.0
+
+
+def with_cut_end_estimated(detection: Detection, width: int, height: int, edge_px: float = 5.0,
+                           doubted_below: float = KEYPOINT_SURE) -> Detection:
+    """A lying pyramid whose box meets the picture's edge and that shows one keypoint surely but
+    not the other, given the other where its box leaves the picture (the middle of the box's side
+    on the edge, or its corner when two sides are), so that it still has a direction.
+
+    The end beyond the edge is out of sight, not covered: the model is never taught where unseen
+    ends are, so its guess there is noise (even scored up to `doubted_below`), while a piece cut
+    by the edge still points from its seen end towards the edge. The estimate keeps the model's
+    low visibility score, by which the mapper marks the direction unsure. Anything else is
+    returned as is.
+    """
+    if detection.kind != PYRAMID or detection.pose != Pose.LYING:
+        return detection
+    apex_sure, contact_sure = (detection.apex is not None and detection.keypoint_confidence[0] >= doubted_below,
+                               detection.contact is not None and detection.keypoint_confidence[1] >= doubted_below)
+    if apex_sure == contact_sure:
+        return detection
+    seen = detection.apex if apex_sure else detection.contact
+    x1, y1, x2, y2 = detection.box
+    # (touches, how far the seen end is from that side as a share of the box across it)
+    sides = {"left": (x1 <= edge_px, (seen[0] - x1) / max(x2 - x1, 1e-6)),
+             "right": (x2 >= width - edge_px, (x2 - seen[0]) / max(x2 - x1, 1e-6)),
+             "top": (y1 <= edge_px, (seen[1] - y1) / max(y2 - y1, 1e-6)),
+             "bottom": (y2 >= height - edge_px, (y2 - seen[1]) / max(y2 - y1, 1e-6))}
+    touched = {side: share for side, (touches, share) in sides.items() if touches}
+    # The seen end must lie well away from the edge: one next to it is more likely covered than cut.
+    if not touched or max(touched.values()) < 0.4:
+        return detection
+    x = x1 if "left" in touched else x2 if "right" in touched else (x1 + x2) / 2
+    y = y1 if "top" in touched else y2 if "bottom" in touched else (y1 + y2) / 2
+    if apex_sure:
+        return replace(detection, contact=(float(x), float(y)))
+    return replace(detection, apex=(float(x), float(y)))
 
 
 def without_duplicates(detections: Sequence[Detection], iou_above: float) -> list[Detection]:

@@ -196,6 +196,27 @@ def test_missing_keypoints_and_colour_are_unsure():
     assert piece.direction is None
 
 
+def test_a_direction_from_an_estimated_end_is_given_and_marked_unsure():
+    loc = _location()
+    cell = loc.spec.cell_mm
+    f0, r0, _, _ = loc.spec.area_box
+    # A large lying in the middle of a cell, pointing along the files (east on the board).
+    contact, apex = loc.board_to_image(np.array([[(f0 + 0.2) * cell, (r0 + 0.5) * cell],
+                                                 [(f0 + 0.8) * cell, (r0 + 0.5) * cell]]))
+    box = (min(contact[0], apex[0]) - 3, min(contact[1], apex[1]) - 6, max(contact[0], apex[0]) + 3,
+           max(contact[1], apex[1]) + 6)
+
+    def lying(seen):
+        return Detection("pyramid", box, 0.9, "L-lying", Colour.RED, Size.LARGE, Pose.LYING,
+                         apex=tuple(apex), contact=tuple(contact), keypoint_confidence=seen)
+
+    sure = Mapper("icebomb-arena").map([lying((0.9, 0.9))], loc).pieces[0]
+    estimated = Mapper("icebomb-arena").map([lying((0.1, 0.9))], loc).pieces[0]
+    assert sure.direction is not None and estimated.direction == sure.direction
+    assert "an end not surely seen: direction unsure" in estimated.unsure
+    assert not any("direction" in note for note in sure.unsure)
+
+
 def test_a_pyramid_found_with_little_confidence_is_marked_unsure():
     loc = _location()
     cell = loc.spec.cell_mm
