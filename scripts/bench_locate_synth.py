@@ -112,7 +112,8 @@ def main() -> int:
         frames = 0
         in_view, found_in_view = 0, 0
         calm, found_calm = 0, 0  # wholly in view with no hand over the board, as the tracker's frames are
-        missed_in_view: dict[str, list] = {}  # reason -> frames (seeds or names) whose board was wholly in view
+        # reason -> frames (seeds or names) whose board was wholly in view, "(hand)" after those with a hand over it
+        missed_in_view: dict[str, list] = {}
         scenes = (rendered(renderer, game, args.first_seed, args.frames, args.framing) if args.dataset is None
                   else stored(args.dataset, args.split, game, args.frames))
         for name, frame, truth in scenes:
@@ -135,7 +136,7 @@ def main() -> int:
             except BoardNotFound as exc:
                 reasons[exc.reason] = reasons.get(exc.reason, 0) + 1
                 if visible:
-                    missed_in_view.setdefault(exc.reason, []).append(name)
+                    missed_in_view.setdefault(exc.reason, []).append(name if without_hand else f"{name} (hand)")
                 continue
             finally:
                 times.append(time.perf_counter() - start)
@@ -148,7 +149,7 @@ def main() -> int:
             else:
                 reasons["wrong-cells"] = reasons.get("wrong-cells", 0) + 1
                 if visible:
-                    missed_in_view.setdefault("wrong-cells", []).append(name)
+                    missed_in_view.setdefault("wrong-cells", []).append(name if without_hand else f"{name} (hand)")
         results.append({"game": game, "frames": frames, "found_rate": found / frames if frames else 0.0,
                         "board_in_view": in_view, "found_in_view": found_in_view,
                         "in_view_without_hand": calm, "found_without_hand": found_calm,
