@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="all: every item of a dataset rendered only for testing (default: test)")
     p.add_argument("--model", type=Path, default=models.DETECTOR_WEIGHTS)
     p.add_argument("--colour-model", type=Path, default=models.COLOUR_WEIGHTS)
+    p.add_argument("--size-model", type=Path, default=models.SIZE_WEIGHTS,
+                   help="the classifier reading sizes at the board's scale (companion/vision/size_reader.py), "
+                        "used when the file exists")
+    p.add_argument("--no-size-model", dest="size_model", action="store_const", const=None,
+                   help="keep the detector's sizes (then checked against the geometry unless --no-size-check)")
     p.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
     p.add_argument("--close-imgsz", type=int, default=models.DETECTOR_CLOSE_IMGSZ,
                    help="input size of the close look at small pieces (0: never look closely)")
@@ -148,10 +153,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"companion eval: {exc}", file=sys.stderr)
         return 2
-    detector = Detector(config, colour)
+    size_of = None
+    if args.size_model is not None and args.size_model.exists():
+        from companion.vision.size_reader import SizeClassifier
+
+        size_of = SizeClassifier(args.size_model)
+    detector = Detector(config, colour, size_of)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
                       check_sizes=args.check_sizes, webcam=args.webcam)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
+    report["size_model"] = str(args.size_model) if size_of else None
     report["colour_mirror"] = bool(colour) and args.colour_mirror
     report["mirror_look"], report["confidence"] = config.mirror_look, config.confidence
     report["white_balance"] = config.white_balance

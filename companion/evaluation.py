@@ -32,6 +32,7 @@ import numpy as np
 from companion.pieces import Colour, Size
 from companion.vision.classes import PYRAMID
 from companion.vision.detection import Detection, box_iou
+from companion.vision.size_reader import sizes_read_on_board
 from companion.webcam import EFFECTS, apply_effect
 
 MIN_VISIBLE = 0.5
@@ -289,6 +290,8 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
     the figures then count how many sizes the check changed, to right and to wrong.
     `webcam`: an effect of companion/webcam.py applied to every picture first (seeded by its name),
     to see how the figures fall on pictures worse than the renders.
+    Sizes are read at the board's scale first when `detect` can (`Detector.read_sizes`, given the
+    scene camera's plane: companion/vision/size_reader.py), as the companion does.
     Returns a dict with "all", "per_game" and "per_tilt" figure tables.
     """
     if look not in LOOKS:
@@ -311,6 +314,8 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
             frame = apply_effect(webcam, frame, zlib.crc32(path.stem.encode()))
         detections = look_closer(detect, frame, truth) if look == "board" else detect(frame)
         detections = with_dice_read(detections, truth, frame)
+        detections = sizes_read_on_board(detect, frame, detections, table_homography(
+            truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0)))
         detector_sizes = None
         if check_sizes:
             detector_sizes = [d.size for d in detections]

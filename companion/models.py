@@ -14,6 +14,7 @@ MODELS_DIR = Path(os.environ.get("COMPANION_MODELS") or Path(__file__).resolve()
 DETECTOR_WEIGHTS = MODELS_DIR / "pieces.pt"
 DETECTOR_EXPORTED = MODELS_DIR / "pieces_openvino_model"
 COLOUR_WEIGHTS = MODELS_DIR / "colours.pt"
+SIZE_WEIGHTS = MODELS_DIR / "sizes.pt"
 DETECTOR_IMGSZ = 416
 # Where pieces are small (a whole board in view) the detector looks again with this input size:
 # it was trained at 416, but finds small pieces far better with 1.5 times the pixels.

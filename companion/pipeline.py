@@ -45,7 +45,7 @@ from companion.demo_players import DemoPlayers
 from companion.games import GameError, IllegalActionError
 from companion.games.base import state_key
 from companion.journal import JournalFullError
-from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, detector_for_inference
+from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, SIZE_WEIGHTS, detector_for_inference
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
 from companion.records import read_record
@@ -57,6 +57,7 @@ from companion.vision.detection import Detection
 from companion.vision.dice import read_dice
 from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator, LockStatus, board_outline
 from companion.vision.region import detect_near_board
+from companion.vision.size_reader import sizes_read_on_board
 from companion.vision.mapper import Mapper, config_for
 from companion.vision.observation import Observation
 from companion.vision.tracker import Tracker, TrackerConfig, item_text
@@ -94,6 +95,8 @@ class PipelineConfig:
     Attributes:
         model: the piece detector's weights (size-pose classes).
         colour_model: the colour classifier's weights; None: colours come from the detector's classes.
+        size_model: the size classifier's weights (sizes read at the board's scale); None, or a file
+            that is not there: sizes come from the detector's classes and the geometric check.
         calibration: a camera calibration file (`companion calibrate camera`); None: no lens correction.
         imgsz: the detector's input size.
         threads: CPU threads for inference.
@@ -119,6 +122,7 @@ class PipelineConfig:
 
     model: Path = field(default_factory=detector_for_inference)
     colour_model: Path | None = COLOUR_WEIGHTS
+    size_model: Path | None = SIZE_WEIGHTS
     calibration: Path | None = None
     imgsz: int = DETECTOR_IMGSZ
     threads: int = 2
@@ -158,7 +162,7 @@ class PipelineConfig:
                     if not isinstance(value, dict):
                         raise TypeError("expected an object")
                     kwargs[key] = TrackerConfig(**value)
-                elif key in ("model", "colour_model", "calibration"):
+                elif key in ("model", "colour_model", "size_model", "calibration"):
                     if value is None and key == "model" or value is not None and not isinstance(value, str):
                         raise TypeError("expected a file path")
                     kwargs[key] = None if value is None else Path(value)
@@ -212,7 +216,17 @@ def load_detector(config: PipelineConfig) -> tuple[DetectFn, str | None]:
         except Exception as exc:  # missing or corrupt: the detector still finds pieces
             warning = (f"colour model {config.colour_model} unusable ({exc}); colours are not read, "
                        "so every move needs confirming on the page")
-    detector = Detector(DetectorConfig(weights=config.model, imgsz=config.imgsz, threads=config.threads), colour_of)
+    size_of = None
+    if config.size_model is not None and Path(config.size_model).exists():
+        try:
+            from companion.vision.size_reader import SizeClassifier
+
+            size_of = SizeClassifier(config.size_model, config.threads)
+        except Exception as exc:  # corrupt: the detector's own sizes still stand
+            warning = ((warning + "; ") if warning else "") + (
+                f"size model {config.size_model} unusable ({exc}); sizes are the detector's own")
+    detector = Detector(DetectorConfig(weights=config.model, imgsz=config.imgsz, threads=config.threads), colour_of,
+                        size_of)
     return detector, warning
 
 
@@ -639,6 +653,7 @@ class CameraFeed:
         if is_picture_plane(location):
             observation = towers_in_the_picture(context.mapper, detections, location, name)
         else:
+            detections = sizes_read_on_board(self._detect, image, detections, location.H)
             detections = read_dice(image, detections, location.H)
             observation = context.mapper.map(detections, location, name)
         self.stats.add("map", t)

@@ -21,15 +21,17 @@ import numpy as np
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
 from companion.vision.dice import read_dice
-from companion.models import COLOUR_WEIGHTS, detector_for_inference
+from companion.models import COLOUR_WEIGHTS, SIZE_WEIGHTS, detector_for_inference
 from companion.vision.locate import BoardLocation, BoardNotFound, BoardSpec, Locator, board_outline
 from companion.vision.region import detect_near_board
+from companion.vision.size_reader import sizes_read_on_board
 from companion.vision.mapper import Mapper, MapperConfig, config_for
 from companion.vision.observation import Observation
 
 DetectFn = Callable[[np.ndarray], list[Detection]]
 DEFAULT_MODEL = detector_for_inference()
 DEFAULT_COLOUR_MODEL = COLOUR_WEIGHTS
+DEFAULT_SIZE_MODEL = SIZE_WEIGHTS
 BOARDS = {"icebomb-arena": "chess", "space-arena": "chess", "zamboni-wars": "coasters", "ice-arena": "hex",
           "icetowers": "table"}
 
@@ -117,6 +119,7 @@ class Recognizer:
         detections = (detect_near_board(self.detect, prepared, board_outline(location),
                                         seat_zones=self._mapper.config.seats > 0) if self.look_closer
                       else self.detect(prepared))
+        detections = sizes_read_on_board(self.detect, prepared, detections, location.H)
         return self._mapper.map(read_dice(prepared, detections, location.H), location, name)
 
 
@@ -141,16 +144,21 @@ def detections_from_json(path: str | Path) -> DetectFn:
     return lambda frame: list(out)
 
 
-def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT_COLOUR_MODEL) -> DetectFn:
-    """The trained detector (and colour classifier, when its weights exist)."""
+def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT_COLOUR_MODEL,
+                   sizes: Path | None = DEFAULT_SIZE_MODEL) -> DetectFn:
+    """The trained detector (and the colour and size classifiers, when their weights exist)."""
     from companion.vision.detect import Detector, DetectorConfig
 
-    colour_of = None
+    colour_of = size_of = None
     if colours is not None and Path(colours).exists():
         from companion.vision.colour import ColourClassifier
 
         colour_of = ColourClassifier(Path(colours))
-    return Detector(DetectorConfig(weights=Path(weights)), colour_of)
+    if sizes is not None and Path(sizes).exists():
+        from companion.vision.size_reader import SizeClassifier
+
+        size_of = SizeClassifier(Path(sizes))
+    return Detector(DetectorConfig(weights=Path(weights)), colour_of, size_of)
 
 
 def annotate(frame: np.ndarray, observation: Observation) -> np.ndarray:

@@ -101,20 +101,39 @@ def train_colour_classifier(data: Path, epochs: int = 15, imgsz: int = 64, batch
     `data` is a folder of train/val/<colour>/*.jpg crops (scripts/make_colour_crops.py); `model`
     an architecture (from scratch) or weights to continue from; `hours` a time budget.
     """
+    # No RandAugment (its solarize and colour ops relabel colours); only mild light changes,
+    # and almost no hue shift, since hue is what we are teaching.
+    return _train_classifier(data, model, project / name, threads, hours, epochs=epochs, imgsz=imgsz, batch=batch,
+                             hsv_h=0.004, hsv_s=0.35, hsv_v=0.4)
+
+
+def train_size_classifier(data: Path, epochs: int = 6, batch: int = 128, name: str = "sizes",
+                          project: Path = Path("runs/size"), threads: int = 2, model: str = "yolo11n-cls.yaml",
+                          hours: float | None = None) -> Path:
+    """Trains the size classifier (companion/vision/size_reader.py) on crops at the board's scale
+    (scripts/make_size_crops.py: train/val/{S,M,L}/*.jpg); returns the best weights.
+
+    A crop's scale is what it teaches, so the random resized crop every classifier trains with is
+    held at the whole crop (`scale=0`); colours and light may change freely.
+    """
+    from companion.vision.size_reader import CROP_PX
+
+    return _train_classifier(data, model, project / name, threads, hours, epochs=epochs, imgsz=CROP_PX, batch=batch,
+                             scale=0.0, hsv_h=0.015, hsv_s=0.5, hsv_v=0.4)
+
+
+def _train_classifier(data: Path, model: str, run: Path, threads: int, hours: float | None, **settings) -> Path:
     os.environ.setdefault("YOLO_VERBOSE", "true")
     ultralytics = import_ultralytics()
     import torch
 
     net = ultralytics.YOLO(model)
     net.add_callback("on_train_start", lambda trainer: torch.set_num_threads(threads))
-    # No RandAugment (its solarize and colour ops relabel colours); only mild light changes,
-    # and almost no hue shift, since hue is what we are teaching.
-    net.train(data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=0, plots=False,
-              amp=False, project=str(project.resolve()), name=name, exist_ok=True, auto_augment=None,
-              hsv_h=0.004, hsv_s=0.35, hsv_v=0.4, erasing=0.0, fliplr=0.5, verbose=True,
-              **({"time": hours} if hours else {}))
-    run = project.resolve() / name / "weights"
-    return run / "best.pt" if (run / "best.pt").exists() else run / "last.pt"
+    net.train(data=str(data), device="cpu", workers=0, plots=False, amp=False, project=str(run.parent.resolve()),
+              name=run.name, exist_ok=True, auto_augment=None, erasing=0.0, fliplr=0.5, verbose=True,
+              **settings, **({"time": hours} if hours else {}))
+    weights = run.resolve() / "weights"
+    return weights / "best.pt" if (weights / "best.pt").exists() else weights / "last.pt"
 
 
 def average_checkpoints(checkpoints: list[Path], out: Path) -> Path:

@@ -29,6 +29,7 @@ from companion.vision.change import changed_cells  # noqa: E402
 from companion.vision.dice import read_dice  # noqa: E402
 from companion.vision.mapper import Mapper, config_for, location_from_truth  # noqa: E402
 from companion.vision.region import detect_near_board  # noqa: E402
+from companion.vision.size_reader import sizes_read_on_board  # noqa: E402
 from tests.referee import scripted_games  # noqa: E402
 from tests.referee.test_games_video import CALM_BEFORE, CALM_AFTER, SCRIPTS, film  # noqa: E402
 
@@ -64,6 +65,7 @@ def referee_game(name: str, renderer, detect) -> dict:
     def observe(index: int):
         frame = frames[index]
         detections = detect_near_board(detect, frame, location.corners if on_cells else None)
+        detections = sizes_read_on_board(detect, frame, detections, location.H)
         return mapper.map(read_dice(frame, detections, location.H), location)
 
     positions = calm_positions(len(frames), hand_frames)

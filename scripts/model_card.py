@@ -9,7 +9,7 @@ Every figure in the card comes from this run: `companion eval` figures on the fu
 test split (scene seeds never used in training), detecting within the board's region as the
 companion does; ultralytics' own box/keypoint mAP on the crop dataset's test split (what the
 detector is fed);
-the colour classifier's accuracy on the test crops, and detector latency (bench_detector).
+the colour and size classifiers' accuracy on their test crops, and detector latency (bench_detector).
 The training facts (epochs, time) are read from the training run's results.csv.
 """
 
@@ -27,18 +27,19 @@ from companion import models
 from companion.evaluation import evaluate, format_report, ultralytics_map
 from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier
 from companion.vision.detect import Detector, DetectorConfig
+from companion.vision.size_reader import CROP_PX, MIN_PROBABILITY, WINDOW_MM, SizeClassifier
 from companion.webcam import EFFECTS
 
 
-def colour_accuracy(weights: Path, crops: Path) -> dict:
+def crop_accuracy(classifier, crops: Path, label=lambda answer: answer.value) -> dict:
+    """Top-1 accuracy of a crop classifier on a crop folder's test/<class>/*.jpg."""
     import cv2
 
-    classifier = ColourClassifier(weights)
     right = total = 0
     for folder in sorted(p for p in crops.glob("test/*") if p.is_dir()):
         images = [cv2.imread(str(p)) for p in sorted(folder.glob("*.jpg"))]
-        for colour, _score in classifier.classify(images):
-            right += colour.value == folder.name
+        for answer, _score in classifier.classify(images):
+            right += label(answer) == folder.name
             total += 1
     return {"test_crops": total, "top1_accuracy": round(right / total, 4) if total else None}
 
@@ -82,6 +83,9 @@ def main() -> None:
                              "test crops are cut again by make_colour_crops.py from the pieces-hd and closeup seeds)")
     parser.add_argument("--run", type=Path, default=Path("runs/detector/pieces-s10"))
     parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v10"))
+    parser.add_argument("--size-crops", type=Path, default=Path("datasets/sizes-v1"),
+                        help="the size classifier's crops (scripts/make_size_crops.py); their test split is scored")
+    parser.add_argument("--size-run", type=Path, default=Path("runs/size/sizes-v1"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--webcam-limit", type=int, default=100,
                         help="test images scored under each webcam effect (companion/webcam.py); 0: none")
@@ -96,35 +100,43 @@ def main() -> None:
         return
 
     colour = ColourClassifier(models.COLOUR_WEIGHTS) if models.COLOUR_WEIGHTS.exists() else None
-    detector = Detector(DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ), colour)
+    size_of = SizeClassifier(models.SIZE_WEIGHTS) if models.SIZE_WEIGHTS.exists() else None
+    config = DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ)
+    detector = Detector(config, colour, size_of)
     report = evaluate(detector, args.dataset, "test", args.limit, look="board")
-    unchecked = evaluate(detector, args.dataset, "test", args.limit, look="board", check_sizes=False)["all"]
+    # The detector's own sizes: without the size classifier and without the geometric check.
+    unchecked = evaluate(Detector(config, colour), args.dataset, "test", args.limit, look="board", check_sizes=False)["all"]
+    unread = evaluate(Detector(config, colour), args.dataset, "test", args.limit, look="board")["all"] if size_of else None
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
     closeup = evaluate(detector, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
     referee = evaluate(detector, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
     webcam = webcam_figures(detector, args.dataset, args.webcam_limit) if args.webcam_limit else None
     test_crops = args.colour_test_crops or args.crops
-    colours = colour_accuracy(models.COLOUR_WEIGHTS, test_crops) if colour and test_crops.exists() else None
+    colours = crop_accuracy(colour, test_crops) if colour and test_crops.exists() else None
+    sizes = (crop_accuracy(size_of, args.size_crops, lambda size: "SML"[size - 1])
+             if size_of and args.size_crops.exists() else None)
     bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
                             str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
                            capture_output=True, text=True, check=True).stdout
     latency = json.loads(bench[bench.index("["):])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     facts = {"date": datetime.date.today().isoformat(), "commit": commit, "detector": report, "close_up": closeup,
-             "detector_sizes_unchecked": unchecked,
+             "detector_sizes_unchecked": unchecked, "without_size_classifier": unread,
+             "size_classifier": sizes,
+             "size_training": training_facts(args.size_run) if (args.size_run / "results.csv").exists() else None,
              "referee_framing": referee, "webcam": webcam,
              "colour_classifier": colours, "latency": latency,
              "training": training_facts(args.run) if (args.run / "results.csv").exists() else None,
              "colour_training": training_facts(args.colour_run) if (args.colour_run / "results.csv").exists() else None}
     # A run folder is not kept between sessions; for the same weights the last card's facts still hold.
     earlier = json.loads(args.json.read_text()) if args.json.exists() else {}
-    for key in ("training", "colour_training"):
+    for key in ("training", "colour_training", "size_training"):
         if facts[key] is None and earlier.get(key):
             facts[key] = {**earlier[key], "from_card_of": earlier.get("commit")}
     args.json.write_text(json.dumps(facts, indent=2) + "\n")
     args.out.write_text(render(facts, args))
     print(format_report(report))
-    print(json.dumps({"colour": colours, "latency": latency}, indent=2))
+    print(json.dumps({"colour": colours, "size": sizes, "latency": latency}, indent=2))
 
 
 def webcam_section(facts: dict, args: argparse.Namespace) -> str:
@@ -150,6 +162,8 @@ def render(facts: dict, args: argparse.Namespace) -> str:
                     for r in facts["latency"])
     train = facts["training"] or {}
     ctrain = facts["colour_training"] or {}
+    strain = facts.get("size_training") or {}
+    unread = facts.get("without_size_classifier") or {}
     closeup_arg = f" --closeup-dataset {args.closeup_dataset}" if args.closeup_dataset else ""
     closeup_arg += f" --referee-dataset {args.referee_dataset}" if args.referee_dataset else ""
     closeup_arg += f" --colour-test-crops {args.colour_test_crops}" if args.colour_test_crops else ""
@@ -170,7 +184,7 @@ def render(facts: dict, args: argparse.Namespace) -> str:
         ref = facts["referee_framing"]["all"]
         table += f"| whole board in view (separate set, {ref['images']} images) | " + " | ".join(
             str(ref.get(k, "-")) for k in keys) + " |\n"
-    return f"""# Model card: the piece detector and colour classifier
+    return f"""# Model card: the piece detector and its colour and size classifiers
 
 Written by `python scripts/model_card.py --dataset {args.dataset} --crops-dataset {args.crops_dataset}{closeup_arg}` on {facts['date']} at commit {facts['commit']};
 every figure below comes from that run (raw numbers: `models/metrics.json`).
@@ -203,6 +217,14 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   each crop is read a second time with half of the picture's colour cast taken out (shades of grey over the
   picture the detector looks at, `companion/vision/balance.py`), and that reading averaged in too: a room's warm or cool
   light tints every piece (docs/pipeline.md); `companion eval --no-white-balance` leaves it out.
+- `sizes.pt` (since session 25): YOLO11n-cls on {CROP_PX}x{CROP_PX} crops of pyramids at the board's scale
+  (`companion/vision/size_reader.py`): once the board is located, each piece is cut from a window {WINDOW_MM:.0f} mm wide at
+  the pixels-per-millimetre the board's homography gives where it stands, the pixels outside its box greyed out,
+  so the box's extent in the crop is its extent in millimetres; the classes S, M, L. Each crop is read as it is
+  and mirrored; a reading at least {MIN_PROBABILITY} sure replaces the detector's size, and the geometric check
+  below then looks at lone pieces as before. Without it (the detector's sizes and the check): recall
+  {unread.get('recall_colour_and_size', '-')}, precision {unread.get('precision_colour_and_size', '-')}, size right
+  {unread.get('size_accuracy_matched', '-')} of matched pieces.
 - Why two stages, how to train and continue: `docs/training.md`.
 
 ## Data
@@ -328,6 +350,12 @@ cut again in session 19 without casts) and added the renders made for the detect
   the first epoch, 0.981 after the last).
   (Run beside the detector's training, one epoch took 12 minutes instead of 40 s: two
   torch trainings on two cores thrash; run them one after the other.)
+- Size classifier (session 25): crops of seven render sets at the board's scale (`scripts/make_size_crops.py
+  DATASET {args.size_crops} --webcam 0.3 --seed N` for `datasets/pieces-hd`, `mix-s21`, `mix-s22`, `stacks-s21`,
+  `stacks-s23`, `closeup-s21b` and `closeup`, seeds 1-7; pieces at least 0.3 in view), then `python
+  scripts/train_size.py {args.size_crops} --epochs 5 --name {args.size_run.name} --model models/colours.pt` (the colour
+  classifier's weights to start from, its head replaced): {_epochs(strain.get('epochs'))} in {strain.get('seconds', '?')} s
+  beside other work (validation top-1 {(strain.get('last_epoch') or {}).get('metrics/accuracy_top1', '?')} after the last).
 
 ## Results on the held-out synthetic test split ({a['images']} images)
 Produced by `companion eval {args.dataset} --split test` (the same code this script calls: within the true
@@ -353,6 +381,8 @@ include the pieces of towers, whose colours and sizes are read worse).
   size right {facts['detector_sizes_unchecked']['size_accuracy_matched']}.
 - Colour classifier alone, on the {(facts['colour_classifier'] or {}).get('test_crops')} test crops cut at the true boxes:
   top-1 accuracy {(facts['colour_classifier'] or {}).get('top1_accuracy')}.
+- Size classifier alone, on the {(facts.get('size_classifier') or {}).get('test_crops')} test crops of `{args.size_crops}`
+  (true boxes, pieces at least 0.3 in view): top-1 accuracy {(facts.get('size_classifier') or {}).get('top1_accuracy')}.
 
 {table}
 {webcam_section(facts, args)}

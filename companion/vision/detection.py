@@ -22,6 +22,8 @@ KINDS = (PYRAMID, *TOKENS)
 # surely seen (its place trusted for a direction) from KEYPOINT_SURE.
 KEYPOINT_SEEN = 0.3
 KEYPOINT_SURE = 0.5
+# The visibility score of a keypoint placed by `with_cut_end_estimated`, not seen by the model.
+ESTIMATED_END = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +130,9 @@ def with_cut_end_estimated(detection: Detection, width: int, height: int, edge_p
 
     The end beyond the edge is out of sight, not covered: the model is never taught where unseen
     ends are, so its guess there is noise (even scored up to `doubted_below`), while a piece cut
-    by the edge still points from its seen end towards the edge. The estimate keeps the model's
-    low visibility score, by which the mapper marks the direction unsure. Anything else is
-    returned as is.
+    by the edge still points from its seen end towards the edge. The estimated end's visibility
+    score is set to 0 (`ESTIMATED_END`), by which the mapper marks the direction unsure. Anything
+    else is returned as is.
     """
     if detection.kind != PYRAMID or detection.pose != Pose.LYING:
         return detection
@@ -152,8 +154,10 @@ def with_cut_end_estimated(detection: Detection, width: int, height: int, edge_p
     x = x1 if "left" in touched else x2 if "right" in touched else (x1 + x2) / 2
     y = y1 if "top" in touched else y2 if "bottom" in touched else (y1 + y2) / 2
     if apex_sure:
-        return replace(detection, contact=(float(x), float(y)))
-    return replace(detection, apex=(float(x), float(y)))
+        return replace(detection, contact=(float(x), float(y)),
+                       keypoint_confidence=(detection.keypoint_confidence[0], ESTIMATED_END))
+    return replace(detection, apex=(float(x), float(y)),
+                   keypoint_confidence=(ESTIMATED_END, detection.keypoint_confidence[1]))
 
 
 def without_duplicates(detections: Sequence[Detection], iou_above: float) -> list[Detection]:

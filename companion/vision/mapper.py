@@ -36,7 +36,7 @@ import numpy as np
 from companion.boards.hexgrid import round_axial
 from companion.geometry import stack_rise
 from companion.pieces import BASE_MM, HEIGHT_MM, Colour, Pose, Size
-from companion.vision.detection import KEYPOINT_SURE, Detection, box_area, box_intersection, box_iou
+from companion.vision.detection import ESTIMATED_END, Detection, box_area, box_intersection, box_iou
 from companion.vision.locate import BoardLocation, BoardSpec
 from companion.vision.sizing import PlaneCamera, check_sizes
 from companion.vision.observation import PYRAMID, Observation, SeenBoard, SeenPiece
@@ -276,10 +276,9 @@ class Mapper:
                 unsure.append("direction not seen")
                 ground = self._to_board(location, [d.ground_point])[0]
             else:
-                if min(d.keypoint_confidence) < KEYPOINT_SURE:
-                    # An end scored this low was estimated where the piece leaves the picture
-                    # (detection.with_cut_end_estimated), or its place is doubtful.
-                    unsure.append("an end not surely seen: direction unsure")
+                if ESTIMATED_END in d.keypoint_confidence:
+                    # One end lies beyond the picture's edge (detection.with_cut_end_estimated).
+                    unsure.append("one end beyond the picture's edge: direction estimated")
                 contact, apex = self._to_board(location, [d.contact, d.apex])
                 ground = (contact + apex) / 2
                 heading = bearing(*(apex - contact))

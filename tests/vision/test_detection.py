@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.pieces import Pose, Size
-from companion.vision.detection import Detection, box_iou, with_cut_end_estimated, without_duplicates
+from companion.vision.detection import ESTIMATED_END, Detection, box_iou, with_cut_end_estimated, without_duplicates
 
 
 def _pyramid(box, confidence, size="L"):
@@ -52,7 +52,7 @@ def test_a_lying_piece_cut_by_the_pictures_edge_points_towards_it():
     cut_left = _lying((0.0, 200.0, 60.0, 230.0), contact=(58.0, 215.0), seen=(0.05, 0.9))
     estimated = with_cut_end_estimated(cut_left, 640, 480)
     assert estimated.apex == (0.0, 215.0) and estimated.contact == cut_left.contact
-    assert estimated.keypoint_confidence == cut_left.keypoint_confidence  # still scored as not seen
+    assert estimated.keypoint_confidence == (ESTIMATED_END, 0.9)  # marked as not seen by the model
     # The contact beyond the bottom-right corner, the apex seen up and to the left.
     cut_corner = _lying((600.0, 440.0, 640.0, 480.0), apex=(602.0, 442.0), seen=(0.9, 0.1))
     assert with_cut_end_estimated(cut_corner, 640, 480).contact == (640.0, 480.0)

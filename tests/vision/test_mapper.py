@@ -12,7 +12,7 @@ from companion.pieces import Colour, Pose, Size
 from companion.scoring import parse_observation, score_observation
 from companion.synth.labels import sidecar
 from companion.synth.scenes import sample_scene
-from companion.vision.detection import Detection
+from companion.vision.detection import ESTIMATED_END, Detection
 from companion.vision.mapper import (
     Mapper,
     MapperConfig,
@@ -211,9 +211,9 @@ def test_a_direction_from_an_estimated_end_is_given_and_marked_unsure():
                          apex=tuple(apex), contact=tuple(contact), keypoint_confidence=seen)
 
     sure = Mapper("icebomb-arena").map([lying((0.9, 0.9))], loc).pieces[0]
-    estimated = Mapper("icebomb-arena").map([lying((0.1, 0.9))], loc).pieces[0]
+    estimated = Mapper("icebomb-arena").map([lying((ESTIMATED_END, 0.9))], loc).pieces[0]
     assert sure.direction is not None and estimated.direction == sure.direction
-    assert "an end not surely seen: direction unsure" in estimated.unsure
+    assert "one end beyond the picture's edge: direction estimated" in estimated.unsure
     assert not any("direction" in note for note in sure.unsure)
 
 
