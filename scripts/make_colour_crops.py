@@ -28,6 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.synth.piece_crops import jittered_box, pyramids_in_view
 from companion.vision.colour import CROP_MARGIN, DETECTION_CROP_MARGIN, crop_for_colour
 from companion.webcam import random_effect
 
@@ -66,15 +67,9 @@ def main() -> None:
             looks.append(("-cast", np.clip(cast, 0, 255).astype(np.uint8)))
         if args.webcam and split == "train" and rng.random() < args.webcam:
             looks.append(("-webcam", random_effect(image, effects_rng)[2]))
-        for obj in truth["objects"]:
-            if obj.get("kind") != "pyramid" or obj.get("visible_fraction", 0) < args.min_visible or not obj.get("box_px"):
-                continue
-            x1, y1, x2, y2 = obj["box_px"]
-            w, h = x2 - x1, y2 - y1
+        for obj in pyramids_in_view(truth, args.min_visible):
             j = args.jitter if split == "train" else 0.0
-            dx, dy, s = rng.uniform(-j, j) * w, rng.uniform(-j, j) * h, 1 + rng.uniform(-j, j)
-            cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
-            box = (cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2)
+            box = jittered_box(obj["box_px"], rng, j, j)
             folder = args.out / split / obj["colour"]
             folder.mkdir(parents=True, exist_ok=True)
             for suffix, look in looks:

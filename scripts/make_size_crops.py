@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from companion.evaluation import table_homography
+from companion.synth.piece_crops import jittered_box, pyramids_in_view
 from companion.vision.size_reader import crop_at_board_scale
 from companion.webcam import random_effect
 
@@ -60,16 +61,11 @@ def main() -> None:
         looks = [("", image)]
         if args.webcam and split == "train" and rng.random() < args.webcam:
             looks.append(("-webcam", random_effect(image, effects_rng)[2]))
-        for obj in truth["objects"]:
-            if obj.get("kind") != "pyramid" or obj.get("visible_fraction", 0) < args.min_visible or not obj.get("box_px"):
-                continue
-            x1, y1, x2, y2 = obj["box_px"]
-            w, h = x2 - x1, y2 - y1
+        for obj in pyramids_in_view(truth, args.min_visible):
             j = args.jitter if split == "train" else 0.0
-            dx, dy, s = rng.uniform(-j, j) * w, rng.uniform(-j, j) * h, 1 + 0.75 * rng.uniform(-j, j)
-            cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
-            box = (cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2)
+            box = jittered_box(obj["box_px"], rng, j, 0.75 * j)
             # As a Detection's ground point: the contact keypoint where it shows, else the box's bottom middle.
+            x1, _, x2, y2 = obj["box_px"]
             ground = obj["contact_px"] if obj.get("contact_visibility") else ((x1 + x2) / 2, y2)
             p = args.point_jitter if split == "train" else 0.0
             ground = (ground[0] + rng.gauss(0, p), ground[1] + rng.gauss(0, p)) if p else tuple(ground)

@@ -10,7 +10,6 @@ The crop is made the same way for training (from the scene generator's truth) an
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import cv2
@@ -18,7 +17,7 @@ import numpy as np
 
 from companion.pieces import Colour
 from companion.vision.detection import Detection
-from companion.vision.yolo_env import import_ultralytics
+from companion.vision.crop_classifier import CropClassifier
 
 CROP_SIZE = 64
 # The training crops (scripts/make_colour_crops.py) take the true box and a tenth of it round it.
@@ -53,8 +52,8 @@ def crop_for_colour(frame: np.ndarray, box: tuple[float, float, float, float],
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-class ColourClassifier:
-    """Loads an ultralytics classification model once; call it with (frame, detection).
+class ColourClassifier(CropClassifier):
+    """The colour classifier; call it with (frame, detection).
 
     `mirror`: each crop is classified as it is and mirrored left to right, and the two answers'
     probabilities averaged. A colour does not change in a mirror, and the two looks' errors differ
@@ -63,40 +62,13 @@ class ColourClassifier:
     """
 
     def __init__(self, weights: Path, threads: int = 2, mirror: bool = True):
-        path = Path(weights)
-        if not path.exists():
-            raise FileNotFoundError(f"colour model {path} does not exist")
-        self._model = import_ultralytics().YOLO(str(path), task="classify")
-        self._names = dict(self._model.names)
-        self._colours = {i: Colour.parse(n) for i, n in self._names.items()}
-        self._lock = threading.Lock()
-        self._threads = threads
-        self._threads_set = False
-        self._mirror = mirror
+        super().__init__(weights, CROP_SIZE, "colour", threads, mirror)
+        self._colours = {i: Colour.parse(n) for i, n in self.names.items()}
 
     def classify(self, crops: list[np.ndarray], *views: list[np.ndarray]) -> list[tuple[Colour, float]]:
         """Each piece's colour and its probability. `views`: the same pieces' crops seen another way
         (each a list in the order of `crops`), whose probabilities are averaged in as the mirror's are."""
-        if not crops:
-            return []
-        if any(len(view) != len(crops) for view in views):
-            raise ValueError("every view must hold one crop per piece")
-        seen = [c for view in (crops, *views) for c in view]
-        looks = seen + ([np.ascontiguousarray(c[:, ::-1]) for c in seen] if self._mirror else [])
-        with self._lock:
-            results = self._model.predict(looks, imgsz=CROP_SIZE, device="cpu", verbose=False)
-            if not self._threads_set:
-                import torch
-
-                torch.set_num_threads(self._threads)
-                self._threads_set = True
-        probabilities = np.array([r.probs.data.cpu().numpy() for r in results], dtype=np.float64)
-        probabilities = probabilities.reshape(-1, len(crops), probabilities.shape[1]).mean(axis=0)
-        out = []
-        for p in probabilities:
-            top = int(np.argmax(p))
-            out.append((self._colours[top], float(p[top])))
-        return out
+        return [(self._colours[int(np.argmax(p))], float(np.max(p))) for p in self.probabilities(crops, *views)]
 
     def __call__(self, frame: np.ndarray, detection: Detection) -> tuple[Colour | None, float]:
         return self.classify([crop_for_colour(frame, detection.box, DETECTION_CROP_MARGIN)])[0]

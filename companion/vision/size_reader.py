@@ -17,7 +17,6 @@ generator's truth) and at run time.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 from companion.pieces import Size
 from companion.vision.classes import PYRAMID
 from companion.vision.detection import Detection
-from companion.vision.yolo_env import import_ultralytics
+from companion.vision.crop_classifier import CropClassifier
 
 CROP_PX = 96
 # A large lying is 46 mm from tip to base; a tall window keeps any piece's box inside it.
@@ -91,39 +90,17 @@ def crop_at_board_scale(frame: np.ndarray, box: Sequence[float], ground_px: tupl
     return crop
 
 
-class SizeClassifier:
-    """Loads the size classifier (an ultralytics classification model with classes S, M, L) once.
-
-    `mirror`: each crop is read as it is and mirrored left to right, the probabilities averaged (a
-    size does not change in a mirror), for twice the cost.
-    """
+class SizeClassifier(CropClassifier):
+    """The size classifier (classes S, M, L); each crop is read as it is and, with `mirror`, mirrored
+    left to right, the probabilities averaged (a size does not change in a mirror)."""
 
     def __init__(self, weights: Path, threads: int = 2, mirror: bool = True):
-        path = Path(weights)
-        if not path.exists():
-            raise FileNotFoundError(f"size model {path} does not exist")
-        self._model = import_ultralytics().YOLO(str(path), task="classify")
-        self._sizes = {i: Size.parse(n) for i, n in dict(self._model.names).items()}
-        self._lock = threading.Lock()
-        self._threads = threads
-        self._threads_set = False
-        self._mirror = mirror
+        super().__init__(weights, CROP_PX, "size", threads, mirror)
+        self._sizes = {i: Size.parse(n) for i, n in self.names.items()}
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[Size, float]]:
         """Each crop's size and its probability."""
-        if not crops:
-            return []
-        looks = list(crops) + ([np.ascontiguousarray(c[:, ::-1]) for c in crops] if self._mirror else [])
-        with self._lock:
-            results = self._model.predict(looks, imgsz=CROP_PX, device="cpu", verbose=False)
-            if not self._threads_set:
-                import torch
-
-                torch.set_num_threads(self._threads)
-                self._threads_set = True
-        probabilities = np.array([r.probs.data.cpu().numpy() for r in results], dtype=np.float64)
-        probabilities = probabilities.reshape(-1, len(crops), probabilities.shape[1]).mean(axis=0)
-        return [(self._sizes[int(np.argmax(p))], float(np.max(p))) for p in probabilities]
+        return [(self._sizes[int(np.argmax(p))], float(np.max(p))) for p in self.probabilities(crops)]
 
 
 def with_sizes_read(frame: np.ndarray, detections: Sequence[Detection], plane_to_image: np.ndarray,

@@ -1,0 +1,24 @@
+"""What the crop classifiers (colour, size) train on: the labelled pyramids of a rendered dataset,
+each box moved a little as a detector's would be (scripts/make_colour_crops.py, make_size_crops.py)."""
+
+from __future__ import annotations
+
+import random
+
+
+def pyramids_in_view(truth: dict, min_visible: float) -> list[dict]:
+    """The sidecar's pyramids at least `min_visible` in view, with a box."""
+    return [obj for obj in truth["objects"]
+            if obj.get("kind") == "pyramid" and obj.get("visible_fraction", 0) >= min_visible and obj.get("box_px")]
+
+
+def jittered_box(box, rng: random.Random, shift: float, scale: float) -> tuple[float, float, float, float]:
+    """`box` (x1, y1, x2, y2) moved by up to `shift` of its width and height and scaled by up to
+    `scale` either way. Three draws from `rng` whatever the amounts, so that a split cut without
+    jitter leaves the generator where a jittered one would."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    dx, dy = rng.uniform(-shift, shift) * w, rng.uniform(-shift, shift) * h
+    s = 1 + rng.uniform(-scale, scale)
+    cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
+    return (cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2)
