@@ -245,6 +245,8 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=12, help="moves in the drawn sequence")
     parser.add_argument("--model", type=Path, default=detector_for_inference(),
                         help="detector weights (default: what the companion runs, the exported copy when it exists)")
+    parser.add_argument("--no-size-model", action="store_true",
+                        help="keep the detector's sizes: no size classifier (companion/vision/size_reader.py)")
     parser.add_argument("--no-serve", action="store_true", help="skip the latency and start-up parts")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -255,7 +257,8 @@ def main() -> int:
             demo_video_path()
         except FileNotFoundError:
             use_demo = False
-    config = PipelineConfig(realtime=False, model=args.model)
+    sizes = {"size_model": None} if args.no_size_model else {}
+    config = PipelineConfig(realtime=False, model=args.model, **sizes)
     if use_demo:
         from companion.pipeline import load_detector
 
@@ -271,7 +274,7 @@ def main() -> int:
     demo_record = SAMPLE if use_demo else None
     result["throughput"] = throughput(frames, prefix, detect, config, demo_record)
     if not args.no_serve:
-        result["latency"] = latency(frames, prefix, detect, PipelineConfig(realtime=True, model=args.model), demo_record)
+        result["latency"] = latency(frames, prefix, detect, PipelineConfig(realtime=True, model=args.model, **sizes), demo_record)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     if not args.no_serve:
         result["startup"] = startup()
