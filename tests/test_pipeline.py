@@ -537,6 +537,24 @@ def test_a_corrupt_model_file_says_so_and_stays_in_manual_mode(tmp_path, table):
     hub.close()
 
 
+def test_a_corrupt_size_model_is_reported_and_the_detector_keeps_its_own_sizes(tmp_path):
+    from companion import models
+    from companion.pipeline import load_detector
+    from companion.vision.yolo_env import import_ultralytics
+
+    try:
+        import_ultralytics()  # offline first, as above
+    except ImportError:
+        pytest.skip("ultralytics is not installed")
+    if not models.DETECTOR_WEIGHTS.exists():
+        pytest.skip("models/pieces.pt is not in this tree")
+    sizes = tmp_path / "sizes.pt"
+    sizes.write_bytes(b"\x00\x01 this is not a torch checkpoint")
+    detector, warning = load_detector(PipelineConfig(model=models.DETECTOR_WEIGHTS, colour_model=None, size_model=sizes))
+    assert detector.size_of is None
+    assert warning is not None and f"size model {sizes} unusable" in warning and "the detector's own" in warning
+
+
 def test_a_corrupt_calibration_file_is_reported_and_the_pipeline_works_without_it(tmp_path, table):
     hub = hub_after_bids(tmp_path / "data")
     frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:6])

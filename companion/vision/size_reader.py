@@ -26,8 +26,8 @@ import numpy as np
 
 from companion.pieces import Size
 from companion.vision.classes import PYRAMID
-from companion.vision.detection import Detection
 from companion.vision.crop_classifier import CropClassifier
+from companion.vision.detection import Detection
 
 CROP_PX = 96
 # A large lying is 46 mm from tip to base; a tall window keeps any piece's box inside it.
