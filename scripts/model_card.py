@@ -105,15 +105,16 @@ def main() -> None:
     detector = Detector(config, colour, size_of)
     report = evaluate(detector, args.dataset, "test", args.limit, look="board")
     # The detector's own sizes: without the size classifier and without the geometric check.
-    unchecked = evaluate(Detector(config, colour), args.dataset, "test", args.limit, look="board", check_sizes=False)["all"]
-    unread = evaluate(Detector(config, colour), args.dataset, "test", args.limit, look="board")["all"] if size_of else None
+    without_sizes = Detector(config, colour)
+    unchecked = evaluate(without_sizes, args.dataset, "test", args.limit, look="board", check_sizes=False)["all"]
+    unread = evaluate(without_sizes, args.dataset, "test", args.limit, look="board")["all"] if size_of else None
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
     closeup = evaluate(detector, args.closeup_dataset, "test", args.limit) if args.closeup_dataset else None
     referee = evaluate(detector, args.referee_dataset, "all", args.limit) if args.referee_dataset else None
     webcam = webcam_figures(detector, args.dataset, args.webcam_limit) if args.webcam_limit else None
     test_crops = args.colour_test_crops or args.crops
     colours = crop_accuracy(colour, test_crops) if colour and test_crops.exists() else None
-    sizes = (crop_accuracy(size_of, args.size_crops, lambda size: "SML"[size - 1])
+    sizes = (crop_accuracy(size_of, args.size_crops, lambda size: size.letter)
              if size_of and args.size_crops.exists() else None)
     bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
                             str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
