@@ -109,17 +109,20 @@ def train_colour_classifier(data: Path, epochs: int = 15, imgsz: int = 64, batch
 
 def train_size_classifier(data: Path, epochs: int = 6, batch: int = 128, name: str = "sizes",
                           project: Path = Path("runs/size"), threads: int = 2, model: str = "yolo11n-cls.yaml",
-                          hours: float | None = None) -> Path:
+                          hours: float | None = None, lr0: float | None = None) -> Path:
     """Trains the size classifier (companion/vision/size_reader.py) on crops at the board's scale
     (scripts/make_size_crops.py: train/val/{S,M,L}/*.jpg); returns the best weights.
 
     A crop's scale is what it teaches, so the random resized crop every classifier trains with is
-    held at the whole crop (`scale=0`); colours and light may change freely.
+    held at the whole crop (`scale=0`); colours and light may change freely. `lr0` continues trained
+    weights gently: AdamW at that rate without a warm-up (ultralytics' automatic choice ignores lr0
+    and warms up from scratch for three epochs).
     """
     from companion.vision.size_reader import CROP_PX
 
+    gentle = {"optimizer": "AdamW", "lr0": lr0, "warmup_epochs": 0} if lr0 else {}
     return _train_classifier(data, model, project / name, threads, hours, epochs=epochs, imgsz=CROP_PX, batch=batch,
-                             scale=0.0, hsv_h=0.015, hsv_s=0.5, hsv_v=0.4)
+                             scale=0.0, hsv_h=0.015, hsv_s=0.5, hsv_v=0.4, **gentle)
 
 
 def _train_classifier(data: Path, model: str, run: Path, threads: int, hours: float | None, **settings) -> Path:

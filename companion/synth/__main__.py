@@ -37,7 +37,7 @@ def cmd_relabel(args) -> int:
     from companion.vision.classes import get_scheme
 
     scheme = get_scheme(args.scheme)
-    n = relabel(args.root, scheme, args.min_visible)
+    n = relabel(args.root, scheme, args.min_visible, args.carried_apex_hidden)
     (args.root / "data.yaml").write_text(dataset_yaml(args.root, scheme))
     print(f"{n} label files rewritten with scheme {scheme.name!r}")
     return 0
@@ -135,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("root", type=Path)
     p.add_argument("--scheme", default="colour-size-pose")
     p.add_argument("--min-visible", type=float, default=0.15)
+    p.add_argument("--carried-apex-hidden", action="store_true",
+                   help="label the apex of a piece that carries another as not seen (its score then tells)")
     p.set_defaults(func=cmd_relabel)
     p = sub.add_parser("crops", help="a dataset of close looks (board or piece crops) made from a full one")
     p.add_argument("source", type=Path)

@@ -6,6 +6,9 @@ whether each keypoint is hidden by something else.
 
 YOLO-pose line: `class cx cy w h ax ay av kx ky kv`, normalised to the image, keypoints apex then
 contact, visibility 2 = visible, 1 = in the image but hidden, 0 = outside the image (then x=y=0).
+With `carried_apex_hidden`, the apex of an upright pyramid that carries another piece of its stack is
+written 0 too: ultralytics teaches a keypoint's score as "labelled" (visibility not 0), so only then does
+the score of an apex say whether something rests on it (docs/training.md, session 26).
 """
 
 from __future__ import annotations
@@ -101,12 +104,21 @@ def _class_of(obj: dict, scheme: ClassScheme) -> int | None:
                            Pose(obj["pose"]) if "pose" in obj else None)
 
 
+def carrying(objects: list[dict]) -> set[int]:
+    """Indices of the upright pyramids on which another piece of their stack rests."""
+    levels = {(o["stack"], o["level"]) for o in objects if o.get("stack") is not None and o.get("level") is not None}
+    return {i for i, o in enumerate(objects)
+            if o.get("kind") == "pyramid" and o.get("pose") == "upright" and o.get("stack") is not None
+            and o.get("level") is not None and (o["stack"], o["level"] + 1) in levels}
+
+
 def yolo_lines(truth: dict, scheme: ClassScheme = DEFAULT_SCHEME,
-               min_visible: float = MIN_VISIBLE_FRACTION) -> list[str]:
+               min_visible: float = MIN_VISIBLE_FRACTION, carried_apex_hidden: bool = False) -> list[str]:
     """YOLO-pose label lines for a sidecar: learnable objects at least `min_visible` visible."""
     w, h = truth["image"]["width"], truth["image"]["height"]
     lines = []
-    for obj in truth["objects"]:
+    carriers = carrying(truth["objects"]) if carried_apex_hidden else set()
+    for index, obj in enumerate(truth["objects"]):
         if obj.get("box_px") is None or obj.get("visible_fraction", 0) < min_visible:
             continue
         cls = _class_of(obj, scheme)
@@ -115,14 +127,15 @@ def yolo_lines(truth: dict, scheme: ClassScheme = DEFAULT_SCHEME,
         x0, y0, x1, y1 = obj["box_px"]
         fields = [f"{(x0 + x1) / 2 / w:.6f}", f"{(y0 + y1) / 2 / h:.6f}", f"{(x1 - x0) / w:.6f}", f"{(y1 - y0) / h:.6f}"]
         for name in ("apex", "contact"):
-            vis = obj[f"{name}_visibility"]
+            vis = 0 if name == "apex" and index in carriers else obj[f"{name}_visibility"]
             x, y = obj[f"{name}_px"] if vis else (0.0, 0.0)
             fields += [f"{x / w:.6f}", f"{y / h:.6f}", str(vis)]
         lines.append(" ".join([str(cls)] + fields))
     return lines
 
 
-def relabel(root: Path, scheme: ClassScheme = DEFAULT_SCHEME, min_visible: float = MIN_VISIBLE_FRACTION) -> int:
+def relabel(root: Path, scheme: ClassScheme = DEFAULT_SCHEME, min_visible: float = MIN_VISIBLE_FRACTION,
+            carried_apex_hidden: bool = False) -> int:
     """Rewrites every label file of a dataset from its sidecars (`truth/<split>/<name>.json` ->
     `labels/<split>/<name>.txt`); returns how many were written."""
     root = Path(root)
@@ -131,7 +144,7 @@ def relabel(root: Path, scheme: ClassScheme = DEFAULT_SCHEME, min_visible: float
         truth = json.loads(path.read_text())
         out = root / "labels" / path.parent.name / (path.stem + ".txt")
         out.parent.mkdir(parents=True, exist_ok=True)
-        lines = yolo_lines(truth, scheme, min_visible)
+        lines = yolo_lines(truth, scheme, min_visible, carried_apex_hidden)
         out.write_text("\n".join(lines) + ("\n" if lines else ""))
         written += 1
     return written

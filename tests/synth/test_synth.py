@@ -340,6 +340,29 @@ def test_the_dataset_writer_resumes_and_labels_can_be_regenerated(renderer, tmp_
         assert all(int(line.split()[0]) < len(SCHEMES["size-pose"].names) for line in path.read_text().splitlines())
 
 
+def test_the_apex_of_a_piece_carrying_another_can_be_labelled_unseen():
+    from companion.synth.labels import carrying
+
+    truth = sidecar(sample_scene("ice-arena", 3, 640, 480), None)  # bots: stacks of six
+    objects = truth["objects"]
+    carriers = carrying(objects)
+    tops = {o["stack"]: max(q["level"] for q in objects if q.get("stack") == o["stack"])
+            for o in objects if o.get("stack") is not None}
+    assert carriers and all(objects[i]["level"] < tops[objects[i]["stack"]] for i in carriers)
+    assert all(o["level"] == tops[o["stack"]] for i, o in enumerate(objects)
+               if o.get("stack") is not None and o.get("pose") == "upright" and i not in carriers)
+    plain, hidden = yolo_lines(truth), yolo_lines(truth, carried_apex_hidden=True)
+    labelled = [i for i, o in enumerate(objects) if o.get("box_px") and o.get("visible_fraction", 0) >= 0.15
+                and o["kind"] in ("pyramid", "pawn", "bead", "d6", "d8")]
+    assert len(plain) == len(hidden) == len(labelled)
+    for i, a, b in zip(labelled, plain, hidden):
+        a, b = a.split(), b.split()
+        if i in carriers:
+            assert b[5:8] == ["0.000000", "0.000000", "0"] and a[7] != "0" and a[8:] == b[8:]
+        else:
+            assert a == b
+
+
 def test_drawn_coasters_show_the_shared_layout_with_the_scene_colours():
     from companion.boards.coasters import Quadrant, martian_coasters
 
