@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--colour-run", type=Path, default=Path("runs/colour/colours-v10"))
     parser.add_argument("--size-crops", type=Path, default=Path("datasets/sizes-v1"),
                         help="the size classifier's crops (scripts/make_size_crops.py); their test split is scored")
-    parser.add_argument("--size-run", type=Path, default=Path("runs/size/sizes-v1"))
+    parser.add_argument("--size-run", type=Path, default=Path("runs/size/sizes-v1b"))
     parser.add_argument("--limit", type=int)
     parser.add_argument("--webcam-limit", type=int, default=100,
                         help="test images scored under each webcam effect (companion/webcam.py); 0: none")
@@ -169,6 +169,7 @@ def render(facts: dict, args: argparse.Namespace) -> str:
     closeup_arg += f" --referee-dataset {args.referee_dataset}" if args.referee_dataset else ""
     closeup_arg += f" --colour-test-crops {args.colour_test_crops}" if args.colour_test_crops else ""
     closeup_arg += f" --run {args.run}"
+    closeup_arg += f" --size-run {args.size_run}"
     met = (a["recall_colour_and_size"] >= 0.99 and a["precision_colour_and_size"] >= 0.99
            and (a["direction_snapped_accuracy"] or 0) >= 0.995)
     goal_verdict = "**met**" if met else "**not met** by this model"
@@ -351,12 +352,15 @@ cut again in session 19 without casts) and added the renders made for the detect
   the first epoch, 0.981 after the last).
   (Run beside the detector's training, one epoch took 12 minutes instead of 40 s: two
   torch trainings on two cores thrash; run them one after the other.)
-- Size classifier (session 25): crops of seven render sets at the board's scale (`scripts/make_size_crops.py
+- Size classifier (sessions 25 and 26): crops of seven render sets at the board's scale (`scripts/make_size_crops.py
   DATASET {args.size_crops} --webcam 0.3 --seed N` for `datasets/pieces-hd`, `mix-s21`, `mix-s22`, `stacks-s21`,
   `stacks-s23`, `closeup-s21b` and `closeup`, seeds 1-7; pieces at least 0.3 in view), then `python
-  scripts/train_size.py {args.size_crops} --epochs 5 --name {args.size_run.name} --model models/colours.pt` (the colour
-  classifier's weights to start from, its head replaced): {_epochs(strain.get('epochs'))} in {strain.get('seconds', '?')} s
-  beside other work (validation top-1 {(strain.get('last_epoch') or {}).get('metrics/accuracy_top1', '?')} after the last).
+  scripts/train_size.py {args.size_crops} --epochs 5 --name sizes-v1 --model models/colours.pt` (the colour
+  classifier's weights to start from, its head replaced; 5 epochs in 2,622 s, validation top-1 0.966), and in
+  session 26 from that result at a gentle rate, `python scripts/train_size.py {args.size_crops} --epochs 4 --name
+  {args.size_run.name} --model runs/size/sizes-v1/weights/best.pt --lr0 0.0004`: {_epochs(strain.get('epochs'))} in
+  {strain.get('seconds', '?')} s beside other work (validation top-1
+  {(strain.get('last_epoch') or {}).get('metrics/accuracy_top1', '?')} after the last).
 
 ## Results on the held-out synthetic test split ({a['images']} images)
 Produced by `companion eval {args.dataset} --split test` (the same code this script calls: within the true
