@@ -146,6 +146,8 @@ def average_checkpoints(checkpoints: list[Path], out: Path) -> Path:
     mean is a model too, often better than either: session 21's two runs each traded the board views
     against the close-up views, and their mean keeps some of both (docs/training.md, session 22).
     The checkpoints must share one architecture and class scheme; the first one's metadata is kept.
+    A run's `last.pt` written while it still trains holds only its moving average ("ema"), which
+    is what a finished run keeps as its model, so either kind can be averaged.
     """
     if len(checkpoints) < 2:
         raise ValueError("averaging needs at least two checkpoints")
@@ -153,7 +155,7 @@ def average_checkpoints(checkpoints: list[Path], out: Path) -> Path:
     import torch
 
     loaded = [_load_checkpoint(torch, path) for path in checkpoints]
-    models = [ckpt["ema"] if ckpt.get("ema") is not None else ckpt["model"] for ckpt in loaded]
+    models = [_weights_of(ckpt) for ckpt in loaded]
     states = [model.state_dict() for model in models]
     names = set(states[0])
     for path, state, model in zip(checkpoints[1:], states[1:], models[1:]):
@@ -169,6 +171,7 @@ def average_checkpoints(checkpoints: list[Path], out: Path) -> Path:
         else:  # counters such as BatchNorm's num_batches_tracked: not weights
             mean[key] = first.clone()
     soup = loaded[0]
+    soup["model"] = models[0]
     soup["model"].load_state_dict(mean)
     soup["ema"] = None
     soup["optimizer"] = None
@@ -183,6 +186,11 @@ def _load_checkpoint(torch, path: Path) -> dict:
         checkpoint = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as error:  # torch raises several kinds for a file that is not a checkpoint
         raise ValueError(f"{path} is not a checkpoint torch can read ({error.__class__.__name__})") from error
-    if not isinstance(checkpoint, dict) or not hasattr(checkpoint.get("model"), "state_dict"):
+    if not isinstance(checkpoint, dict) or not any(hasattr(checkpoint.get(k), "state_dict") for k in ("model", "ema")):
         raise ValueError(f"{path} is not an ultralytics checkpoint (no model in it)")
     return checkpoint
+
+
+def _weights_of(checkpoint: dict):
+    ema = checkpoint.get("ema")
+    return ema if hasattr(ema, "state_dict") else checkpoint["model"]

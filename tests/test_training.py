@@ -14,8 +14,9 @@ def test_a_learning_rate_given_fixes_the_optimiser_so_ultralytics_does_not_overr
     assert schedule == {"optimizer": "AdamW", "lr0": 0.0005, "warmup_bias_lr": 0.0, "warmup_epochs": 0.5}
 
 
-def _checkpoint(tmp_path: Path, name: str, architecture: str, fill: float) -> Path:
-    """A checkpoint in ultralytics' layout whose every float weight is `fill`."""
+def _checkpoint(tmp_path: Path, name: str, architecture: str, fill: float, mid_run: bool = False) -> Path:
+    """A checkpoint in ultralytics' layout whose every float weight is `fill`; `mid_run`: as a run
+    still training saves it, the weights only in its moving average."""
     import torch
 
     from companion.vision.yolo_env import import_ultralytics
@@ -26,7 +27,8 @@ def _checkpoint(tmp_path: Path, name: str, architecture: str, fill: float) -> Pa
             if tensor.is_floating_point():
                 tensor.fill_(fill)
     path = tmp_path / name
-    torch.save({"model": model, "ema": None, "optimizer": None, "train_args": {}}, path)
+    layout = {"model": None, "ema": model} if mid_run else {"model": model, "ema": None}
+    torch.save({**layout, "optimizer": None, "train_args": {}}, path)
     return path
 
 
@@ -40,6 +42,18 @@ def test_averaged_checkpoints_hold_the_mean_of_every_weight(tmp_path):
     weights = [t for t in soup["model"].state_dict().values() if t.is_floating_point()]
     assert weights and all(torch.allclose(t, torch.full_like(t, 1.5)) for t in weights)
     assert soup["train_args"]["averaged_from"] == [str(first), str(second)]
+
+
+def test_a_checkpoint_saved_while_its_run_still_trains_is_averaged_from_its_moving_average(tmp_path):
+    import torch
+
+    running = _checkpoint(tmp_path, "last.pt", "yolo11n-pose.yaml", 3.0, mid_run=True)
+    finished = _checkpoint(tmp_path, "best.pt", "yolo11n-pose.yaml", 1.0)
+    out = average_checkpoints([running, finished], tmp_path / "mean.pt")
+    soup = torch.load(out, map_location="cpu", weights_only=False)
+    assert soup["ema"] is None
+    weights = [t for t in soup["model"].state_dict().values() if t.is_floating_point()]
+    assert weights and all(torch.allclose(t, torch.full_like(t, 2.0)) for t in weights)
 
 
 def test_checkpoints_of_different_architectures_are_refused(tmp_path):
