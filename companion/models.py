@@ -15,6 +15,9 @@ DETECTOR_WEIGHTS = MODELS_DIR / "pieces.pt"
 DETECTOR_EXPORTED = MODELS_DIR / "pieces_openvino_model"
 COLOUR_WEIGHTS = MODELS_DIR / "colours.pt"
 SIZE_WEIGHTS = MODELS_DIR / "sizes.pt"
+# The board model: a whole board's outline in one look (companion/vision/board_finder.py).
+BOARD_WEIGHTS = MODELS_DIR / "boards.pt"
+BOARD_EXPORTED = MODELS_DIR / "boards_openvino_model"
 DETECTOR_IMGSZ = 416
 # Where pieces are small (a whole board in view) the detector looks again with this input size:
 # it was trained at 416, but finds small pieces far better with 1.5 times the pixels.
@@ -24,3 +27,10 @@ DETECTOR_CLOSE_IMGSZ = 640
 def detector_for_inference() -> Path:
     """The exported detector when it exists, else the PyTorch weights."""
     return DETECTOR_EXPORTED if (DETECTOR_EXPORTED / "metadata.yaml").exists() else DETECTOR_WEIGHTS
+
+
+def board_model_for_inference() -> Path | None:
+    """The exported board model when it exists, else its PyTorch weights, else None."""
+    if (BOARD_EXPORTED / "metadata.yaml").exists():
+        return BOARD_EXPORTED
+    return BOARD_WEIGHTS if BOARD_WEIGHTS.exists() else None

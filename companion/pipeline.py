@@ -45,7 +45,8 @@ from companion.demo_players import DemoPlayers
 from companion.games import GameError, IllegalActionError
 from companion.games.base import state_key
 from companion.journal import JournalFullError
-from companion.models import COLOUR_WEIGHTS, DETECTOR_IMGSZ, SIZE_WEIGHTS, detector_for_inference
+from companion.models import (COLOUR_WEIGHTS, DETECTOR_IMGSZ, SIZE_WEIGHTS, board_model_for_inference,
+                              detector_for_inference)
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
 from companion.records import read_record
@@ -97,6 +98,8 @@ class PipelineConfig:
         colour_model: the colour classifier's weights; None: colours come from the detector's classes.
         size_model: the size classifier's weights (sizes read at the board's scale); None, or a file
             that is not there: sizes come from the detector's classes and the geometric check.
+        board_model: the board model (a whole board's outline in one look), asked when the board's
+            own cues do not place it, and as a check on the place they give; None: not used.
         calibration: a camera calibration file (`companion calibrate camera`); None: no lens correction.
         imgsz: the detector's input size.
         threads: CPU threads for inference.
@@ -123,6 +126,7 @@ class PipelineConfig:
     model: Path = field(default_factory=detector_for_inference)
     colour_model: Path | None = COLOUR_WEIGHTS
     size_model: Path | None = SIZE_WEIGHTS
+    board_model: Path | None = field(default_factory=board_model_for_inference)
     calibration: Path | None = None
     imgsz: int = DETECTOR_IMGSZ
     threads: int = 2
@@ -162,7 +166,7 @@ class PipelineConfig:
                     if not isinstance(value, dict):
                         raise TypeError("expected an object")
                     kwargs[key] = TrackerConfig(**value)
-                elif key in ("model", "colour_model", "size_model", "calibration"):
+                elif key in ("model", "colour_model", "size_model", "board_model", "calibration"):
                     if value is None and key == "model" or value is not None and not isinstance(value, str):
                         raise TypeError("expected a file path")
                     kwargs[key] = None if value is None else Path(value)
@@ -382,6 +386,7 @@ class CameraFeed:
         self.tracker = Tracker(self.config.tracker)
         self._undistort: Undistorter | None = None
         self._lock: BoardLock | None = None
+        self._board_model = None  # companion.vision.board_finder.BoardFinder, once loaded
         self._picture: BoardLocation | None = None  # a bare table's stand-in plane while its sheet is out of view
         self._sheet_search_due = 0.0
         self._context: GameContext | None = None
@@ -466,6 +471,14 @@ class CameraFeed:
             self._detect = None
             hub.report_fault(FAULT_MODEL, f"the detector cannot run ({exc!r}); manual mode (choose moves on the page)")
             return
+        if cfg.board_model is not None:
+            try:
+                from companion.vision.board_finder import BoardFinder
+
+                self._board_model = BoardFinder(cfg.board_model)
+            except Exception as exc:  # the board's own cues still find it
+                warning = ((warning + "; ") if warning else "") + (
+                    f"board model {cfg.board_model} unusable ({exc}); boards are found by their own cues only")
         hub.clear_fault(FAULT_MODEL)
         if warning:
             hub.report_fault(FAULT_MODEL, warning)
@@ -511,7 +524,7 @@ class CameraFeed:
             hub.report_fault(FAULT_REFEREE, f"{exc}: the camera picture is shown, moves are chosen on the page")
         mapper = Mapper(header.game, config_for(header.game, seats=len(header.players)))
         if self._lock is None or self._lock.locator.spec != spec:
-            self._lock = BoardLock(Locator(spec))
+            self._lock = BoardLock(Locator(spec, board_model=self._board_model))
         self._picture, self._sheet_search_due = None, 0.0
         self.tracker.reset(None)
         self._detections, self._detected_thumb, self._last_observation = [], None, None

@@ -99,10 +99,12 @@ class Recognizer:
     # Look within the board's region (companion/vision/region.py); off for detections that are
     # already in whole-frame pixels whatever image they are given (saved ones).
     look_closer: bool = True
+    # (frame, kind) -> BoardGuess | None: the board model (companion/vision/board_finder.py), or None.
+    board_model: Callable | None = None
     _locator: Locator | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self._locator = Locator(self.spec, self.intrinsics)
+        self._locator = Locator(self.spec, self.intrinsics, board_model=self.board_model)
         self._mapper = Mapper(self.game, self.mapper_config or config_for(self.game))
 
     def observe(self, frame: np.ndarray, name: str | None = None) -> Observation:
@@ -252,7 +254,13 @@ def cmd_recognize(args) -> int:
         print(f"companion recognize: {exc}", file=sys.stderr)
         return 2
     base = config_for(args.game, args.seats)
-    recognizer = Recognizer(args.game, detect, spec, intrinsics, base, look_closer=not args.detections)
+    board_model = None
+    if not args.detections:
+        from companion.vision.board_finder import PLACED_KINDS, shipped_board_finder
+
+        board_model = shipped_board_finder() if spec.kind in PLACED_KINDS else None
+    recognizer = Recognizer(args.game, detect, spec, intrinsics, base, look_closer=not args.detections,
+                            board_model=board_model)
     results = recognize_files(recognizer, args.images, args.annotate)
     unreadable = [r for r in results if isinstance(r, Unreadable)]
     for r in unreadable:

@@ -44,6 +44,13 @@ class TrainConfig:
         "fliplr": 0.5, "mosaic": 1.0, "close_mosaic": 5})
 
 
+# The board model (companion/vision/board_keypoints.py): its keypoints are ordered by where they lie in
+# the picture, which a mirror or a turn would reorder, and a mosaic would cut most boards into pieces
+# no frame shows; so no flips, turns or mosaics, and colour jitter is harmless (a board is not told by hue).
+BOARD_AUGMENT: dict[str, Any] = {"hsv_h": 0.015, "hsv_s": 0.5, "hsv_v": 0.45, "degrees": 0.0, "translate": 0.1,
+                                 "scale": 0.3, "fliplr": 0.0, "mosaic": 0.0, "close_mosaic": 0}
+
+
 def train(config: TrainConfig) -> Path:
     """Trains (or resumes) and returns the path of the best weights."""
     os.environ.setdefault("YOLO_VERBOSE", "true")  # show per-epoch progress while training

@@ -1,11 +1,13 @@
 """Board localisation benchmark on the synthetic frames of tests/vision/test_locate.py.
 
-    python scripts/bench_locate.py [--frames 200] [--kinds chess,coasters,hex,table] [--json]
+    python scripts/bench_locate.py [--frames 200] [--kinds chess,coasters,hex,table] [--json] [--board-model M]
 
 For every board kind: the share of 1280x720 frames (pieces on 35-50 % of the cells, 0-2 hands,
 blur, noise, JPEG) where the board was found with every cell assigned correctly, the mean and
 worst corner error as a fraction of the board's side, the time to localise from scratch, and the
 time of the locked check per frame. Frame seeds start at 10000, apart from the tests' seeds.
+`--board-model` lets the localiser ask the board model too (companion/vision/board_finder.py);
+its time is then part of every localisation from scratch.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from companion.vision.locate import BoardLock, BoardNotFound, Locator  # noqa: E
 from tests.vision.test_locate import SPECS, a1_point, evaluate, make_scene  # noqa: E402
 
 
-def bench_kind(name: str, frames: int, first_seed: int = 10000) -> dict:
+def bench_kind(name: str, frames: int, first_seed: int = 10000, board_model=None) -> dict:
     spec = SPECS[name]
-    locator = Locator(spec)
+    locator = Locator(spec, board_model=board_model)
     found, errors, times, reasons = 0, [], [], {}
     worst = (0.0, None)
     for seed in range(first_seed, first_seed + frames):
@@ -71,8 +73,13 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--kinds", default=",".join(SPECS))
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--board-model", type=Path, help="the board model's weights, asked as the localiser does")
     args = parser.parse_args()
-    results = [bench_kind(name, args.frames) for name in args.kinds.split(",")]
+    board_model = None
+    if args.board_model is not None:
+        from companion.vision.board_finder import BoardFinder
+        board_model = BoardFinder(args.board_model)
+    results = [bench_kind(name, args.frames, board_model=board_model) for name in args.kinds.split(",")]
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         print()

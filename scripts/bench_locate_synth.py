@@ -3,6 +3,7 @@
     python scripts/bench_locate_synth.py [--frames 50] [--games icebomb-arena,zamboni-wars,ice-arena,space-arena]
                                          [--framing free|referee]
     python scripts/bench_locate_synth.py --dataset datasets/referee --split all --frames 1000
+    python scripts/bench_locate_synth.py ... --board-model models/boards.pt   # with the board model's guesses
 
 Each render comes with the exact board-plane-to-image homography in its JSON sidecar. For each
 frame this reports whether the board was found with every cell assigned correctly, and the mean
@@ -13,7 +14,8 @@ The renders are 1280x720; the a1 corner is given as a person would point at it a
 as one set up to referee a game is. `--dataset DIR` reads a rendered dataset's pictures and sidecars
 instead of rendering (`--split all` for every split, `--frames` then caps each game's count).
 Frames with a hand over the board are counted apart as well: the tracker skips them and the board
-lock keeps the board found in calm frames.
+lock keeps the board found in calm frames. `--board-model` lets the localiser ask the board model
+where its own search fails (companion/vision/board_finder.py); `by_board_model` counts those found so.
 """
 
 from __future__ import annotations
@@ -95,7 +97,12 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--dataset", type=Path, help="read this rendered dataset instead of rendering")
     parser.add_argument("--split", default="test", help="with --dataset: its split, or all")
+    parser.add_argument("--board-model", type=Path, help="the board model's weights, asked where the search fails")
     args = parser.parse_args()
+    board_model = None
+    if args.board_model is not None:
+        from companion.vision.board_finder import BoardFinder
+        board_model = BoardFinder(args.board_model)
     if args.dataset is None:
         try:
             from companion.synth.render import Renderer
@@ -109,6 +116,7 @@ def main() -> int:
     results = []
     for game in args.games.split(","):
         found, errors, times, reasons = 0, [], [], {}
+        by_board_model = 0
         frames = 0
         in_view, found_in_view = 0, 0
         calm, found_calm = 0, 0  # wholly in view with no hand over the board, as the tracker's frames are
@@ -132,7 +140,7 @@ def main() -> int:
             calm += without_hand
             start = time.perf_counter()
             try:
-                loc = Locator(spec).locate(frame, a1_near=tuple(hint))
+                loc = Locator(spec, board_model=board_model).locate(frame, a1_near=tuple(hint))
             except BoardNotFound as exc:
                 reasons[exc.reason] = reasons.get(exc.reason, 0) + 1
                 if visible:
@@ -143,6 +151,7 @@ def main() -> int:
             err, ok = check(loc, spec, h_true)
             if ok:
                 found += 1
+                by_board_model += loc.method == "board-model"
                 found_in_view += visible
                 found_calm += without_hand
                 errors.append(err)
@@ -152,7 +161,7 @@ def main() -> int:
                     missed_in_view.setdefault("wrong-cells", []).append(name if without_hand else f"{name} (hand)")
         results.append({"game": game, "frames": frames, "found_rate": found / frames if frames else 0.0,
                         "board_in_view": in_view, "found_in_view": found_in_view,
-                        "in_view_without_hand": calm, "found_without_hand": found_calm,
+                        "in_view_without_hand": calm, "found_without_hand": found_calm, "by_board_model": by_board_model,
                         "mean_corner_error": float(np.mean(errors)) if errors else None,
                         "scratch_ms_median": float(np.median(times) * 1000) if times else None, "failures": reasons,
                         "missed_in_view": missed_in_view})
@@ -165,7 +174,7 @@ def main() -> int:
             ms = f"{r['scratch_ms_median']:.0f} ms" if r["scratch_ms_median"] is not None else "-"
             print(f"{r['game']:14} found {100 * r['found_rate']:5.1f}%  (board wholly in view in {r['board_in_view']}, "
                   f"found in {r['found_in_view']} of those; {r['found_without_hand']} of the "
-                  f"{r['in_view_without_hand']} without a hand over it)  mean corner error {mean:>7}  {ms:>7}  "
+                  f"{r['in_view_without_hand']} without a hand over it; {r['by_board_model']} by the board model)  mean corner error {mean:>7}  {ms:>7}  "
                   f"{r['failures'] or ''}")
             for reason, names in r["missed_in_view"].items():
                 print(f"    missed with the board in view ({reason}): {', '.join(str(n) for n in names)}")

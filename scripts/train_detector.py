@@ -4,6 +4,8 @@
     python scripts/train_detector.py --data DATASET/data.yaml [--imgsz 416] [--epochs 30] [--name pieces]
     python scripts/train_detector.py --data DATASET/data.yaml --name pieces --resume   # continue a stopped run
     python scripts/train_detector.py --data DATASET/data.yaml --model models/pieces.pt # continue from shipped weights
+    python scripts/train_detector.py --boards --data datasets/boards-v1/data.yaml --model models/pieces.pt --name boards
+        # the board model, its backbone taken from the piece detector's
 
 Long runs belong in the background (nohup ... &): ultralytics saves runs/detector/NAME/weights/last.pt
 every epoch, and --resume picks it up.
@@ -16,7 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from companion.training import TrainConfig, describe, train
+from companion.training import BOARD_AUGMENT, TrainConfig, describe, train
 
 
 def main() -> None:
@@ -36,11 +38,14 @@ def main() -> None:
     parser.add_argument("--warmup-epochs", type=float, help="default: ultralytics' 3; less when continuing from trained weights")
     parser.add_argument("--seed", type=int, default=0,
                         help="shuffling and augmentation seed; runs with different seeds make ingredients for averaging")
+    parser.add_argument("--boards", action="store_true",
+                        help="train the board model (scripts/make_board_set.py's set): its augmentation, runs/boards/")
     args = parser.parse_args()
+    extra = {"augment": dict(BOARD_AUGMENT), "project": Path("runs/boards")} if args.boards else {}
     config = TrainConfig(data=args.data, model=args.model, imgsz=args.imgsz, epochs=args.epochs, hours=args.hours, batch=args.batch,
                          name=args.name, threads=args.threads, device=args.device, workers=args.workers,
                          resume=args.resume,
-                         lr0=args.lr0, warmup_epochs=args.warmup_epochs, seed=args.seed)
+                         lr0=args.lr0, warmup_epochs=args.warmup_epochs, seed=args.seed, **extra)
     print(json.dumps(describe(config)))
     start = time.time()
     best = train(config)

@@ -555,6 +555,30 @@ def test_a_corrupt_size_model_is_reported_and_the_detector_keeps_its_own_sizes(t
     assert warning is not None and f"size model {sizes} unusable" in warning and "the detector's own" in warning
 
 
+def test_a_corrupt_board_model_is_reported_and_boards_are_found_by_their_own_cues(tmp_path, table):
+    from companion import models
+    from companion.vision.yolo_env import import_ultralytics
+
+    try:
+        import_ultralytics()  # offline first, as above
+    except ImportError:
+        pytest.skip("ultralytics is not installed")
+    if not models.DETECTOR_WEIGHTS.exists():
+        pytest.skip("models/pieces.pt is not in this tree")
+    hub = hub_after_bids(tmp_path / "data")
+    boards = tmp_path / "boards.pt"
+    boards.write_bytes(b"\x00\x01 this is not a torch checkpoint")
+    frames = [table.draw_state(hub.session.snapshot().state)] * 3
+    config = PipelineConfig(**FAST, model=models.DETECTOR_WEIGHTS, colour_model=None, size_model=None, board_model=boards)
+    feed = CameraFeed("fake", config, None, lambda: ListSource(frames))
+    run_to_end(hub, feed, 60)
+    message = hub.faults()["model"]
+    assert f"board model {boards} unusable" in message and "own cues" in message
+    assert "board" not in hub.faults()  # found all the same
+    assert feed.stats.counts["board_found"] >= 1
+    hub.close()
+
+
 def test_a_corrupt_calibration_file_is_reported_and_the_pipeline_works_without_it(tmp_path, table):
     hub = hub_after_bids(tmp_path / "data")
     frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:6])
@@ -630,11 +654,11 @@ def test_settings_file_defaults_and_errors(tmp_path, monkeypatch):
     assert PipelineConfig().colour_model == COLOUR_WEIGHTS
     path = tmp_path / "pipeline.json"
     path.write_text(json.dumps({"model": "m/p.pt", "seat_colours": ["blue", "red"], "push_fps": 2,
-                                "tracker": {"calm_frames": 5}}))
+                                "tracker": {"calm_frames": 5}, "board_model": None}))
     monkeypatch.setenv("COMPANION_PIPELINE_CONFIG", str(path))
     config = PipelineConfig.load()
     assert config.model == Path("m/p.pt") and config.seat_colours == ("blue", "red")
-    assert config.push_fps == 2.0 and config.tracker.calm_frames == 5
+    assert config.push_fps == 2.0 and config.tracker.calm_frames == 5 and config.board_model is None
     path.write_text(json.dumps({"modle": "x"}))
     with pytest.raises(PipelineConfigError, match="unknown setting 'modle'"):
         PipelineConfig.load()

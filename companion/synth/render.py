@@ -409,6 +409,12 @@ class Renderer:
         return cache[key]
 
     def render(self, scene: Scene) -> Rendered:
+        # Each renderer has its own GL context, and only the current one draws: a second renderer
+        # made since (a test's, a worker's) would otherwise receive this one's draws.
+        with self.ctx:
+            return self._render(scene)
+
+    def _render(self, scene: Scene) -> Rendered:
         cam, look = scene.camera, scene.look
         ctx, mgl = self.ctx, self.mgl
         rng = np.random.default_rng([scene.seed, 7])

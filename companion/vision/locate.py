@@ -2145,10 +2145,13 @@ class Locator:
     """
 
     def __init__(self, spec: BoardSpec, intrinsics: CameraIntrinsics | None = None,
-                 config: LocateConfig = LocateConfig()):
+                 config: LocateConfig = LocateConfig(), board_model: Callable | None = None):
         self.spec = spec
         self.config = config
         self.intrinsics = intrinsics
+        # (frame, kind) -> BoardGuess | None: the board model, asked when the board's own cues fail
+        # (companion/vision/board_finder.py).
+        self.board_model = board_model
         self._undistort = Undistorter(intrinsics) if intrinsics is not None else None
 
     def prepare(self, frame: np.ndarray) -> np.ndarray:
@@ -2176,10 +2179,14 @@ class Locator:
         try:
             found = self._search(image)
         except BoardNotFound as exc:
-            # A board that cannot be found by itself may have markers laid at its corners.
             if self.spec.kind not in CORNER_MARKER_KINDS:
                 raise
-            found = _locate_by_corner_markers(image, self.spec, self.config)
+            # A hand over much of the board can hide the pattern the search needs; the board model
+            # guesses the outline from what shows, and the cues in view must confirm it.
+            found = self._from_board_model(image) if exc.reason in ("no-board", "wrong-board-kind") else None
+            # A board that cannot be found by itself may have markers laid at its corners.
+            if found is None:
+                found = _locate_by_corner_markers(image, self.spec, self.config)
             if found is None:
                 if exc.reason != "no-board":
                     raise
@@ -2228,6 +2235,19 @@ class Locator:
         else:
             found = _locate_table(image, 1.0, self.spec, cfg)
         return found
+
+    def _from_board_model(self, image: np.ndarray) -> _Found | None:
+        from companion.vision.board_finder import PLACED_KINDS, locate_from_guess
+
+        if self.board_model is None or self.spec.kind not in PLACED_KINDS:
+            return None
+        guess = self.board_model(image, self.spec.kind)
+        if guess is None:
+            return None
+        try:
+            return locate_from_guess(image, self.spec, guess, self.config)
+        except BoardNotFound:
+            return None
 
     def _choose_orientation(self, candidates: list[np.ndarray], size: tuple[int, int],
                             previous: BoardLocation | None, a1_near: tuple[float, float] | None) -> np.ndarray:
@@ -2434,6 +2454,8 @@ def add_vision_commands(sub) -> None:
     p.add_argument("--intrinsics", type=Path, default=None, help="calibration file; the photo is undistorted first")
     p.add_argument("--annotate", type=Path, default=None, help="write the photo with the cells drawn on it")
     p.add_argument("--json", action="store_true", help="print the location as JSON")
+    p.add_argument("--no-board-model", action="store_true",
+                   help="find the board by its own cues only, without the board model (models/boards.pt)")
     p.set_defaults(func=_cmd_locate)
 
 
@@ -2485,7 +2507,12 @@ def _cmd_locate(args) -> int:
     except (ValueError, CalibrationError) as exc:
         print(f"companion locate: {exc}", file=sys.stderr)
         return 2
-    locator = Locator(spec, intr)
+    board_model = None
+    if not args.no_board_model:
+        from companion.vision.board_finder import PLACED_KINDS, shipped_board_finder
+
+        board_model = shipped_board_finder() if spec.kind in PLACED_KINDS else None
+    locator = Locator(spec, intr, board_model=board_model)
     try:
         loc = locator.locate(frame)
     except BoardNotFound as exc:
