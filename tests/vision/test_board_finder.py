@@ -82,3 +82,22 @@ def test_coasters_and_hex_boards_are_not_placed_from_the_board_model(game, seed)
     assert asked == []
     with pytest.raises(BoardNotFound, match="not placed from the board model"):
         locate_from_guess(frame, spec, _noisy_guess(spec, h_true, 0), LocateConfig())
+
+
+def test_the_shipped_board_model_places_a_chessboard_the_search_misses_under_a_hand():
+    from companion.vision.board_finder import shipped_board_finder
+    from companion.vision.yolo_env import import_ultralytics
+
+    try:
+        import_ultralytics()  # offline first: a bare import would leave it online for the rest of the run
+    except ImportError:
+        pytest.skip("ultralytics is not installed")
+    finder = shipped_board_finder()
+    if finder is None:
+        pytest.skip("models/boards* is not in this tree")
+    frame, spec, h_true, a1 = _scene("space-arena", 5059)
+    with pytest.raises(BoardNotFound):
+        Locator(spec).locate(frame, a1_near=a1)
+    location = Locator(spec, board_model=finder).locate(frame, a1_near=a1)
+    err, cells_ok = evaluate(location, spec, h_true)
+    assert location.method == "board-model" and cells_ok and err < 0.01, (err, cells_ok)
