@@ -537,9 +537,8 @@ def test_a_corrupt_model_file_says_so_and_stays_in_manual_mode(tmp_path, table):
     hub.close()
 
 
-def test_a_corrupt_size_model_is_reported_and_the_detector_keeps_its_own_sizes(tmp_path):
+def _needs_the_shipped_detector() -> None:
     from companion import models
-    from companion.pipeline import load_detector
     from companion.vision.yolo_env import import_ultralytics
 
     try:
@@ -548,6 +547,12 @@ def test_a_corrupt_size_model_is_reported_and_the_detector_keeps_its_own_sizes(t
         pytest.skip("ultralytics is not installed")
     if not models.DETECTOR_WEIGHTS.exists():
         pytest.skip("models/pieces.pt is not in this tree")
+
+
+def test_a_corrupt_size_model_is_reported_and_the_detector_keeps_its_own_sizes(tmp_path):
+    from companion import models
+    from companion.pipeline import load_detector
+    _needs_the_shipped_detector()
     sizes = tmp_path / "sizes.pt"
     sizes.write_bytes(b"\x00\x01 this is not a torch checkpoint")
     detector, warning = load_detector(PipelineConfig(model=models.DETECTOR_WEIGHTS, colour_model=None, size_model=sizes))
@@ -557,14 +562,7 @@ def test_a_corrupt_size_model_is_reported_and_the_detector_keeps_its_own_sizes(t
 
 def test_a_corrupt_board_model_is_reported_and_boards_are_found_by_their_own_cues(tmp_path, table):
     from companion import models
-    from companion.vision.yolo_env import import_ultralytics
-
-    try:
-        import_ultralytics()  # offline first, as above
-    except ImportError:
-        pytest.skip("ultralytics is not installed")
-    if not models.DETECTOR_WEIGHTS.exists():
-        pytest.skip("models/pieces.pt is not in this tree")
+    _needs_the_shipped_detector()
     hub = hub_after_bids(tmp_path / "data")
     boards = tmp_path / "boards.pt"
     boards.write_bytes(b"\x00\x01 this is not a torch checkpoint")
