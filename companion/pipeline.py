@@ -98,8 +98,8 @@ class PipelineConfig:
         colour_model: the colour classifier's weights; None: colours come from the detector's classes.
         size_model: the size classifier's weights (sizes read at the board's scale); None, or a file
             that is not there: sizes come from the detector's classes and the geometric check.
-        board_model: the board model (a whole board's outline in one look), asked when the board's
-            own cues do not place it, and as a check on the place they give; None: not used.
+        board_model: the board model (a whole board's outline in one look), asked when a chessboard's
+            own cues do not place it (companion/vision/board_finder.py); None: not used.
         calibration: a camera calibration file (`companion calibrate camera`); None: no lens correction.
         imgsz: the detector's input size.
         threads: CPU threads for inference.

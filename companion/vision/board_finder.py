@@ -14,7 +14,6 @@ the model also finds coasters and hex boards, but its guesses of those are too r
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,9 +28,9 @@ from companion.vision.locate import (BoardNotFound, BoardSpec, LocateConfig, _ap
 @dataclass(frozen=True)
 class BoardGuess:
     """Where the board model puts a board: its outline's corners in picture order and the outline's
-    bounding box (x0, y0, x1, y1), full-frame pixels. The box is the surer of the two (its sides
-    within about 2 % of the board's size on the referee renders, the corners 5-20 %: where along the
-    outline a hidden corner lies is harder to say than how far the board reaches)."""
+    bounding box (x0, y0, x1, y1), full-frame pixels. The box is the surer of the two (on the referee
+    renders its sides 1-2 % of the board's side off at the median, the corners 3.5-14 %: where along
+    the outline a hidden corner lies is harder to say than how far the board reaches)."""
 
     kind: str
     corners: np.ndarray
@@ -43,12 +42,11 @@ class BoardGuess:
             object.__setattr__(self, "box", np.concatenate([self.corners.min(axis=0), self.corners.max(axis=0)]))
 
 
-GuessFn = Callable[[np.ndarray, str], "BoardGuess | None"]
 # The boards the model's guesses place: chessboards only. Placed from the model's guesses, coasters
 # (their sides looked for round the guess, the colours judging) and hex boards (cell middles snapped
-# to) came out on wrong cells about as often as they were found: the model's corners are 4 % of the
-# board off for those two at the median and 14-40 % at the 90th percentile (docs/calibration.md,
-# "The board model"), too far to name cells by; their own searches are the better ones.
+# to) came out on wrong cells more often than they were found: the model's corners are 4 % (coasters)
+# and 14 % (hex) of the side off at the median, 14 % and 39 % at the 90th percentile
+# (docs/calibration.md, "The board model"), too far to name cells by; their own searches do better.
 PLACED_KINDS = ("chess",)
 
 
