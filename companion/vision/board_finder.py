@@ -21,8 +21,8 @@ import cv2
 import numpy as np
 
 from companion.vision.board_keypoints import BOARD_CLASSES, outline_size, symmetric_homographies
-from companion.vision.locate import (BoardNotFound, BoardSpec, LocateConfig, _apply_h, _board_rotation, _Found, _hand_mask,
-                                     _outside, xcorner_cues)
+from companion.vision.locate import (BoardNotFound, BoardSpec, LocateConfig, _apply_h, _Found, _hand_mask, _outside,
+                                     chess_turns_with_a1_dark, xcorner_cues)
 
 
 @dataclass(frozen=True)
@@ -166,24 +166,11 @@ def _chess_from_guess(image: np.ndarray, spec: BoardSpec, rough: np.ndarray, con
     if snapped is None or snapped[1] < config.min_lattice_points:
         raise BoardNotFound("no-board", "the board model's chessboard is not confirmed by corner cues")
     h, inliers = snapped
-    candidates, alternation = _chess_turns(image, h, spec, config)
+    even_dark, alternation = _checker_parity(image, h, spec, config)
+    candidates = chess_turns_with_a1_dark(h, spec, even_dark)
     if not alternation >= 0.5:
         raise BoardNotFound("wrong-board-kind", "the board model's chessboard has no light/dark alternation")
     return _Found(min(1.0, inliers / 49.0) * float(alternation), "board-model", inliers, candidates)
-
-
-def _chess_turns(image: np.ndarray, h: np.ndarray, spec: BoardSpec, config: LocateConfig) -> tuple[list[np.ndarray], float]:
-    """The quarter turns of the chessboard `h` places that put a1 on a dark square, and how clearly
-    its squares alternate (-1..1)."""
-    even_dark, alternation = _checker_parity(image, h, spec, config)
-    candidates = []
-    for quarter in range(4):
-        turned = h @ _board_rotation(quarter, 8 * spec.cell_mm)
-        a1 = _apply_h(_board_rotation(quarter, 8 * spec.cell_mm), np.array([[0.5, 0.5]]) * spec.cell_mm)[0]
-        a1_even = (int(a1[0] // spec.cell_mm) + int(a1[1] // spec.cell_mm)) % 2 == 0
-        if (a1_even == even_dark) == spec.a1_dark:
-            candidates.append(turned)
-    return candidates, alternation
 
 
 def _checker_parity(image: np.ndarray, h: np.ndarray, spec: BoardSpec, config: LocateConfig) -> tuple[bool, float]:

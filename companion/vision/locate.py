@@ -1139,17 +1139,22 @@ def _chess_from_lattice(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full
     # A chessboard looks the same turned half a turn; a1 dark fixes quarter turns only.
     # raw > 0: cells of even lattice parity are light; board parity differs by ou + ov.
     light_even = (raw > 0) == ((ou + ov) % 2 == 0)
-    cands = []
-    for quarter in range(4):
-        hq = hf @ _board_rotation(quarter, 8 * spec.cell_mm)
-        # After turning, board cell (0,0) is lattice cell _rot(quarter)...; check colour of a1.
-        a1_centre = _apply_h(_board_rotation(quarter, 8 * spec.cell_mm), np.array([[0.5, 0.5]]) * spec.cell_mm)[0]
-        a1_even = (int(a1_centre[0] // spec.cell_mm) + int(a1_centre[1] // spec.cell_mm)) % 2 == 0
-        a1_light = a1_even == light_even
-        if spec.a1_dark == (not a1_light):
-            cands.append(hq)
+    cands = chess_turns_with_a1_dark(hf, spec, even_dark=not light_even)
     conf = float(inl.sum()) / 49.0 if inner.sum() >= 12 else float(inl.sum()) / 81.0
     return _Found(min(1.0, conf) * min(1.0, s / 40.0), "lattice", int(inl.sum()), cands)
+
+
+def chess_turns_with_a1_dark(h: np.ndarray, spec: BoardSpec, even_dark: bool) -> list[np.ndarray]:
+    """The quarter turns of the chessboard `h` places (board cell (0, 0) at its origin) whose a1 has
+    the colour `spec.a1_dark` asks, given whether the squares of even file + rank are the dark ones."""
+    turns = []
+    for quarter in range(4):
+        turn = _board_rotation(quarter, 8 * spec.cell_mm)
+        a1 = _apply_h(turn, np.array([[0.5, 0.5]]) * spec.cell_mm)[0]
+        a1_even = (int(a1[0] // spec.cell_mm) + int(a1[1] // spec.cell_mm)) % 2 == 0
+        if (a1_even == even_dark) == spec.a1_dark:
+            turns.append(h @ turn)
+    return turns
 
 
 def _playing_cell_middles(spec: BoardSpec) -> np.ndarray:
