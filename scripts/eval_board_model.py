@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.models import board_model_for_inference  # noqa: E402
 from companion.vision.board_finder import BoardFinder  # noqa: E402
-from companion.vision.board_keypoints import board_keypoints, keypoint_label  # noqa: E402
+from companion.vision.board_keypoints import board_keypoints, keypoint_label, outline_side_px  # noqa: E402
 from companion.vision.mapper import location_from_truth  # noqa: E402
 
 
@@ -61,7 +61,7 @@ def main() -> int:
             figures["box"].append(np.inf)
             continue
         corners = board_keypoints(spec, location.H)
-        side = float(np.mean([np.hypot(*(corners[i] - corners[i - 1])) for i in range(len(corners))]))
+        side = outline_side_px(corners)
         figures["side"].append(float(np.mean(np.hypot(*(guess.corners - corners).T))) / side)
         true_box = np.concatenate([corners.min(axis=0), corners.max(axis=0)])
         figures["box"].append(float(np.mean(np.abs(guess.box - true_box))) / side)

@@ -92,7 +92,7 @@ def symmetric_homographies(spec: BoardSpec, corners: np.ndarray) -> list[np.ndar
             if h is None or not _keeps_handedness(h, outline):
                 continue
             residual = np.abs(_apply_h(h, outline[order]) - corners).max()
-            if residual <= 0.25 * _side_px(corners):
+            if residual <= 0.25 * outline_side_px(corners):
                 out.append(h / h[2, 2])
     return out
 
@@ -111,5 +111,6 @@ def _signed_area(points: np.ndarray) -> float:
     return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
-def _side_px(corners: np.ndarray) -> float:
+def outline_side_px(corners: np.ndarray) -> float:
+    """The mean side of a closed outline (n x 2 pixels)."""
     return float(np.mean([math.dist(corners[i], corners[i - 1]) for i in range(len(corners))]))
