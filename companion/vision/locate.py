@@ -107,6 +107,13 @@ class LocateConfig:
     """A colour covering this share of the frame is the table's too, and does not judge a fit."""
     coaster_min_agreement: float = 0.35
     """Mean share of each coaster's area that must show its colour under the fitted board."""
+    coaster_full_resolution_side_px: float = 250.0
+    coaster_full_resolution_agreement: float = 0.6
+    """Where the working width's copy finds no coasters, the full picture is searched for a board
+    far off: one wholly in the picture, whose side is under `coaster_full_resolution_side_px`
+    pixels of the working copy, and whose coasters show their colours this well (a board larger
+    or cut by the picture's edge failed for another reason, a hand or a card of a coaster's colour,
+    which the full picture does not mend)."""
     coaster_switch_margin: float = 0.05
     """Another coaster subset replaces the corner consensus only when its colours fit this much better."""
     coaster_pair_tolerance: float = 0.03
@@ -1231,6 +1238,10 @@ def _cell_px(h: np.ndarray) -> float:
     return float(min(np.hypot(*(p[1] - p[0])), np.hypot(*(p[2] - p[0]))))
 
 
+def _mean_side(polygon: np.ndarray) -> float:
+    return float(np.mean(np.hypot(*(np.roll(polygon, -1, axis=0) - polygon).T)))
+
+
 def _outside(corners: np.ndarray, shape: tuple[int, ...], margin: float) -> bool:
     h, w = shape[:2]
     return bool(np.any(corners[:, 0] < -margin) or np.any(corners[:, 1] < -margin)
@@ -2234,7 +2245,19 @@ class Locator:
             found = _locate_hex(hex_gray, hex_scale, self.spec, cfg, None if hand is None else _Hidden(hand, scale),
                                 image)
         elif kind == "coasters":
-            found = _locate_coasters(small, scale, self.spec, cfg)
+            try:
+                found = _locate_coasters(small, scale, self.spec, cfg)
+            except BoardNotFound as exc:
+                # A board far off is only a few pixels a cell at the working width: the pieces on it
+                # then merge with the coasters of their colour. The full picture keeps them apart.
+                if scale >= 1 or exc.reason != "no-board":
+                    raise
+                found = _locate_coasters(image, 1.0, self.spec,
+                                         replace(cfg, coaster_min_agreement=cfg.coaster_full_resolution_agreement))
+                outline = _apply_h(found.candidates[0], self.spec.outline())
+                if _mean_side(outline) * scale >= cfg.coaster_full_resolution_side_px \
+                        or _outside(outline, image.shape, 0.0):
+                    raise
             found = replace(found, candidates=[_coaster_sides_refined(h, image, self.spec, cfg)
                                                for h in found.candidates])
         else:

@@ -590,6 +590,28 @@ def test_coasters_whose_corner_tip_is_cut_by_the_frame_are_found_while_every_cel
     assert cells_ok and err < 0.015, (err, cells_ok)
 
 
+@pytest.mark.parametrize("seed", [514398248, 1622063492])
+def test_coasters_far_off_whose_pieces_merge_with_them_at_the_working_width_are_found_in_the_full_picture(seed):
+    # Two of the stored referee renders (datasets/referee, train 213 and 349): a board about 190
+    # pixels across at the 640-pixel working width, where a blue pyramid on the yellow coaster joins
+    # the blue coaster's region and no colour outline is a square. Refused before the full picture was
+    # searched again.
+    from dataclasses import replace
+
+    from companion.vision.locate import LocateConfig
+
+    frame, truth = _rendered("zamboni-wars", seed, "referee")
+    spec = board_spec_from_truth(truth)
+    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+    a1 = tuple(_apply(h_true, spec.playing_corners[:1])[0])
+    without_retry = replace(LocateConfig(), coaster_full_resolution_side_px=0.0)
+    with pytest.raises(BoardNotFound):
+        Locator(spec, config=without_retry).locate(frame, a1_near=a1)
+    loc = Locator(spec).locate(frame, a1_near=a1)
+    err, cells_ok = evaluate(loc, spec, h_true)
+    assert cells_ok and err < 0.015, (err, cells_ok)
+
+
 def test_a_hex_board_whose_lines_close_no_cell_is_placed_by_its_outline():
     frame, truth = _rendered("ice-arena", 5046, "referee")
     spec = board_spec_from_truth(truth)
