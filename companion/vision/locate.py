@@ -147,6 +147,12 @@ class LocateConfig:
     """The least (share of cell-side points on lines) - (share of cell-middle points on lines) to accept.
     Hairlines on white paper score little (Ice Arena render 5053 of the referee framing: 0.067 at
     the right margin), so the outline's own shape guards against other six-cornered regions."""
+    hex_outline_faint_line_strength: float = 1.5
+    """When no outline places the cells on the usual lines, cell sides this faint (ridge strength,
+    grey levels) count as lines too: hairlines on white paper, under the threshold the pieces'
+    strong edges set (Ice Arena referee renders train 234 and 578 scored 0.04 and 0.02 on the usual
+    lines, 0.41 and 0.09 on these, at the right margin). Noise marks side and middle points alike,
+    so the score still asks the cells' sides to show more line than their middles."""
     hex_outline_max_residual: float = 0.02
     """An outline must be a regular hexagon seen in perspective: the board's outline, mapped by the
     homography fitted to its six corners, lands within this share of its size of them (the board's
@@ -165,6 +171,9 @@ class LocateConfig:
     hex_placement_tie: float = 2.0
     """Placements of the board on the lattice within this much summed cellness of the best are told
     apart by how well their outline follows the picture's edges."""
+    hex_centre_tolerance: float = 0.3
+    """A placement is centred on a hexagonal region of the picture when its middle cell is within
+    this many cell spacings of the region's centre."""
     hex_outline_min_edge: float = 40.0
     """An outline is on an edge when the median smoothed Sobel magnitude along it reaches this (on
     the benchmark's frames true outlines gave 70-190, outlines lying on nothing in particular 8-20)."""
@@ -1309,12 +1318,18 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
     table is no lighter than the table's brightest patch, but it is much less coloured (Ice Arena
     render 5097). Only then: offered beside the grey outlines, a plainness outline won render 5053
     on wrong cells."""
-    line_masks = [_near_a_line(resp, config) for resp in line_responses(gray, config.hex_line_sigma)]
-    best = _best_outline_fit(_board_hexagons(gray, config), line_masks, spec, config)
+    responses = line_responses(gray, config.hex_line_sigma)
+    line_masks = [_near_a_line(resp, config) for resp in responses]
+    hexagons = _board_hexagons(gray, config)
+    best = _best_outline_fit(hexagons, line_masks, spec, config)
     if (best is None or best[0] < config.hex_outline_min_score) and colour is not None and colour.ndim == 3:
         small = cv2.resize(colour, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_AREA)
         plain = _board_hexagons(255 - cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1], config)
         best = _best_outline_fit(plain, line_masks, spec, config) or best
+    if best is None or best[0] < config.hex_outline_min_score:
+        faint = [cv2.dilate((resp > config.hex_outline_faint_line_strength).astype(np.uint8), np.ones((3, 3), np.uint8))
+                 .astype(bool) for resp in responses]
+        best = _best_outline_fit(hexagons, faint, spec, config) or best
     if best is None or best[0] < config.hex_outline_min_score:
         raise BoardNotFound("no-board", "no hex lattice, and no board outline whose cells match the picture's lines")
     n = spec.hex_radius
@@ -1443,8 +1458,9 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
     best = scored[0]
     close = [c for c in scored[:6] if c[0] >= best[0] - config.hex_placement_tie]
     if len(close) > 1:
-        best = _hex_placement_by_outline(gray, scale, spec, idx, img, close, hidden,
-                                         config.hex_outline_min_edge) or best
+        best = (_hex_placement_by_centre(gray, spec, config, idx, img, close)
+                or _hex_placement_by_outline(gray, scale, spec, idx, img, close, hidden, config.hex_outline_min_edge)
+                or best)
     cq, cr = best[2], best[3]
     dq, dr = qs - cq, rs - cr
     inside = np.maximum(np.maximum(abs(dq), abs(dr)), abs(dq + dr)) <= n
@@ -1498,6 +1514,41 @@ def _first_good_enough(attempts: Iterable[Callable[[], _Found]],
         if best.confidence >= enough:
             break
     return best, error
+
+
+def _hex_placement_by_centre(gray: np.ndarray, spec: BoardSpec, config: LocateConfig, idx: np.ndarray,
+                             img: np.ndarray, candidates: list[tuple]) -> tuple | None:
+    """Of near-equal placements (cellness, centring, cq, cr), the one centred where a hexagonal
+    region of the picture the board's size (its paper or print round the cells) has its centre:
+    the board is printed in the middle of it. None when no such region is in view (a hand over
+    its edge, paper of another shape) or its centre is on no candidate.
+
+    Pieces and their shadows leave placements a ring apart within a fraction of a cell's cellness
+    (Ice Arena referee render 5050: 31.0, 31.0 and 30.8 for the true one), while the outline of the
+    board's dark surround is plain to see and its centre lands on the board's to a pixel."""
+    to_image, _ = cv2.findHomography(HEX_LATTICE.plane(idx.astype(float)), img, 0)
+    if to_image is None:
+        return None
+    to_lattice = np.linalg.inv(to_image)
+    n = spec.hex_radius
+    # The board's own outline has its corners n + 1/sqrt(3) cell spacings from the centre.
+    reach = n + 1 / SQRT3
+    outline_mm = spec.outline()
+    for hexagon in _board_hexagons(gray, config):
+        size = math.sqrt(max(cv2.contourArea(hexagon.astype(np.float32)), 1.0))
+        h0 = _fit_h(outline_mm, hexagon)
+        if h0 is None or np.abs(_apply_h(h0, outline_mm) - hexagon).max() > config.hex_outline_max_residual * size:
+            continue
+        corners = _apply_h(to_lattice, hexagon)
+        centre = _apply_h(to_lattice, _apply_h(h0, np.zeros((1, 2))))[0]
+        spread = float(np.hypot(*(corners - centre).T).mean())
+        if not 0.9 * reach <= spread <= config.hex_outline_max_margin * reach * 1.1:
+            continue
+        for candidate in candidates:
+            middle = HEX_LATTICE.plane(np.array([candidate[2:4]], float))[0]
+            if np.hypot(*(middle - centre)) <= config.hex_centre_tolerance:
+                return candidate
+    return None
 
 
 def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, idx: np.ndarray, img: np.ndarray,
