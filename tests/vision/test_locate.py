@@ -628,6 +628,19 @@ def test_a_hex_board_whose_lines_close_no_cell_is_placed_by_its_outline():
         Locator(spec).locate(blank)
 
 
+def test_a_chessboard_whose_corner_lattice_filled_its_width_with_edge_junctions_is_not_put_two_columns_over():
+    # Stored referee render train 60: the lattice took the board's edge junctions on two sides and
+    # a stray corner beyond them, reached the nine-corner extent, and never grew over the board's
+    # first two columns; every window it offered was the board two columns over (still found,
+    # confidence 0.84, on wrong cells) before the lattice was grown on from itself.
+    frame, truth = _rendered("icebomb-arena", 218380135, "referee")
+    spec = board_spec_from_truth(truth)
+    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
+    err, cells_ok = evaluate(loc, spec, h_true)
+    assert cells_ok and err < 0.01, (err, cells_ok)
+
+
 @pytest.mark.parametrize("seed", [2023536013, 263883174])
 def test_a_hex_board_of_hairlines_too_faint_beside_its_pieces_edges_is_placed_by_its_outline(seed):
     # Two of the stored referee renders (datasets/referee, train 234 and 578): white paper on green
