@@ -9,8 +9,7 @@ import pytest
 from companion.vision.board_finder import BoardGuess, locate_from_guess
 from companion.vision.board_keypoints import board_keypoints
 from companion.vision.locate import BoardLocation, BoardNotFound, LocateConfig, Locator
-from companion.vision.mapper import board_spec_from_truth
-from tests.vision.test_locate import _apply, _rendered, evaluate
+from tests.vision.test_locate import _rendered_board, evaluate
 
 
 def _noisy_guess(spec, h_true, seed: int, noise: float = 0.015, shift: tuple[float, float] = (0.0, 0.0)) -> BoardGuess:
@@ -26,10 +25,7 @@ def _location(spec, h, frame) -> BoardLocation:
 
 
 def _scene(game: str, seed: int):
-    frame, truth = _rendered(game, seed, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
-    return frame, spec, h_true, tuple(_apply(h_true, spec.playing_corners[:1])[0])
+    return _rendered_board(game, seed, "referee")
 
 
 # A referee render (scripts/bench_locate_synth.py --framing referee) that the search alone does not find:

@@ -536,6 +536,22 @@ def _rendered(game: str, seed: int, framing: str = "free"):
     return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
 
 
+def _rendered_board(game: str, seed: int, framing: str = "free"):
+    """A render, its board, the board's true mm -> pixel homography and a1's outer corner in the picture."""
+    frame, truth = _rendered(game, seed, framing)
+    spec = board_spec_from_truth(truth)
+    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+    return frame, spec, h_true, tuple(_apply(h_true, spec.playing_corners[:1])[0])
+
+
+def _found_right(frame, spec, h_true, a1, max_error: float = 0.015):
+    """Locates the board and checks every cell and the corners against the truth."""
+    loc = Locator(spec).locate(frame, a1_near=a1)
+    err, cells_ok = evaluate(loc, spec, h_true)
+    assert cells_ok and err < max_error, (err, cells_ok)
+    return loc
+
+
 # Seeds whose renders show the whole playing area (scripts/bench_locate_synth.py measures the
 # rates on many more).
 # Most were failures before the line-based hex cues, the two-way coaster masks and the chessboard
@@ -569,27 +585,19 @@ REFEREE_SEEDS = {"icebomb-arena": (5040, 5051, 5052, 5059), "ice-arena": (5006, 
 @pytest.mark.parametrize("game, seed, framing", [(g, s, "free") for g, seeds in RENDERED_SEEDS.items() for s in seeds]
                          + [(g, s, "referee") for g, seeds in REFEREE_SEEDS.items() for s in seeds])
 def test_rendered_scene_is_located_with_every_cell_right(game, seed, framing):
-    frame, truth = _rendered(game, seed, framing)
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+    frame, spec, h_true, a1 = _rendered_board(game, seed, framing)
     corners = _apply(h_true, spec.outline() if spec.kind == "hex" else spec.playing_corners)
     assert corners.min() >= 0 and corners[:, 0].max() < WIDTH and corners[:, 1].max() < HEIGHT
-    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
-    err, cells_ok = evaluate(loc, spec, h_true)
-    assert cells_ok and err < 0.015, (err, cells_ok)
+    _found_right(frame, spec, h_true, a1)
 
 
 @pytest.mark.parametrize("seed", [5033, 5068])
 def test_coasters_whose_corner_tip_is_cut_by_the_frame_are_found_while_every_cell_is_in_view(seed):
-    frame, truth = _rendered("zamboni-wars", seed, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
+    frame, spec, h_true, a1 = _rendered_board("zamboni-wars", seed, "referee")
     corners = _apply(h_true, spec.outline())
     middles = _apply(h_true, np.array([polygon.mean(axis=0) for _, polygon in spec.cells()]))
     assert corners[:, 1].max() >= HEIGHT and middles[:, 1].max() < HEIGHT  # the render is as the test means
-    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
-    err, cells_ok = evaluate(loc, spec, h_true)
-    assert cells_ok and err < 0.015, (err, cells_ok)
+    _found_right(frame, spec, h_true, a1)
 
 
 @pytest.mark.parametrize("seed", [514398248, 1622063492])
@@ -602,26 +610,16 @@ def test_coasters_far_off_whose_pieces_merge_with_them_at_the_working_width_are_
 
     from companion.vision.locate import LocateConfig
 
-    frame, truth = _rendered("zamboni-wars", seed, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
-    a1 = tuple(_apply(h_true, spec.playing_corners[:1])[0])
+    frame, spec, h_true, a1 = _rendered_board("zamboni-wars", seed, "referee")
     without_retry = replace(LocateConfig(), coaster_full_resolution_side_px=0.0)
     with pytest.raises(BoardNotFound):
         Locator(spec, config=without_retry).locate(frame, a1_near=a1)
-    loc = Locator(spec).locate(frame, a1_near=a1)
-    err, cells_ok = evaluate(loc, spec, h_true)
-    assert cells_ok and err < 0.015, (err, cells_ok)
+    _found_right(frame, spec, h_true, a1)
 
 
 def test_a_hex_board_whose_lines_close_no_cell_is_placed_by_its_outline():
-    frame, truth = _rendered("ice-arena", 5046, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
-    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
-    assert loc.method == "outline"
-    err, cells_ok = evaluate(loc, spec, h_true)
-    assert cells_ok and err < 0.01
+    frame, spec, h_true, a1 = _rendered_board("ice-arena", 5046, "referee")
+    assert _found_right(frame, spec, h_true, a1, 0.01).method == "outline"
     # Grey paper on a grey table has no outline to go by: still a clear failure, not a guess.
     blank = np.full_like(frame, 128)
     with pytest.raises(BoardNotFound):
@@ -633,12 +631,8 @@ def test_a_chessboard_whose_corner_lattice_filled_its_width_with_edge_junctions_
     # a stray corner beyond them, reached the nine-corner extent, and never grew over the board's
     # first two columns; every window it offered was the board two columns over (still found,
     # confidence 0.84, on wrong cells) before the lattice was grown on from itself.
-    frame, truth = _rendered("icebomb-arena", 218380135, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
-    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
-    err, cells_ok = evaluate(loc, spec, h_true)
-    assert cells_ok and err < 0.01, (err, cells_ok)
+    frame, spec, h_true, a1 = _rendered_board("icebomb-arena", 218380135, "referee")
+    _found_right(frame, spec, h_true, a1, 0.01)
 
 
 @pytest.mark.parametrize("seed", [2023536013, 263883174])
@@ -646,12 +640,8 @@ def test_a_hex_board_of_hairlines_too_faint_beside_its_pieces_edges_is_placed_by
     # Two of the stored referee renders (datasets/referee, train 234 and 578): white paper on green
     # felt and on wood, the cells' hairlines a grey level or two, far under the share of the
     # pieces' edges that counts as a line. Refused before fainter lines were looked at.
-    frame, truth = _rendered("ice-arena", seed, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
-    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
-    err, cells_ok = evaluate(loc, spec, h_true)
-    assert loc.method == "outline" and cells_ok and err < 0.015, (err, cells_ok)
+    frame, spec, h_true, a1 = _rendered_board("ice-arena", seed, "referee")
+    assert _found_right(frame, spec, h_true, a1).method == "outline"
 
 
 def test_a_six_cornered_region_that_is_no_hexagon_in_perspective_is_not_taken_for_the_board():
@@ -659,10 +649,7 @@ def test_a_six_cornered_region_that_is_no_hexagon_in_perspective_is_not_taken_fo
     # region of the grey picture is the paper merged with a patch of the table's light, whose corners
     # no view of the board's outline explains (15 % of its size off). Taken on its line score alone it
     # put the board on wrong cells; in grey alone the board is refused.
-    frame, truth = _rendered("ice-arena", 5097, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
-    a1 = tuple(_apply(h_true, spec.playing_corners[:1])[0])
+    frame, spec, h_true, a1 = _rendered_board("ice-arena", 5097, "referee")
     with pytest.raises(BoardNotFound):
         Locator(spec).locate(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), a1_near=a1)
 
@@ -670,12 +657,8 @@ def test_a_six_cornered_region_that_is_no_hexagon_in_perspective_is_not_taken_fo
 def test_a_white_board_on_a_lit_beige_table_is_found_by_its_outline_in_colour():
     # The same picture in colour: the paper is far less coloured than the table round it, and its
     # outline in the picture's plainness (255 - saturation) is a hexagon in perspective.
-    frame, truth = _rendered("ice-arena", 5097, "referee")
-    spec = board_spec_from_truth(truth)
-    h_true = np.array(truth["board"]["homography_mm_to_px"], float)
-    loc = Locator(spec).locate(frame, a1_near=tuple(_apply(h_true, spec.playing_corners[:1])[0]))
-    err, cells_ok = evaluate(loc, spec, h_true)
-    assert loc.method == "outline" and cells_ok and err < 0.015
+    frame, spec, h_true, a1 = _rendered_board("ice-arena", 5097, "referee")
+    assert _found_right(frame, spec, h_true, a1).method == "outline"
 
 
 def test_the_coasters_sides_at_full_resolution_pull_a_rough_fit_onto_the_board():
