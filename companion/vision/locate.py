@@ -1285,6 +1285,7 @@ def _cell_px(h: np.ndarray) -> float:
 
 
 def _mean_side(polygon: np.ndarray) -> float:
+    """Mean length of a closed polygon's sides (pixels)."""
     return float(np.mean(np.hypot(*(np.roll(polygon, -1, axis=0) - polygon).T)))
 
 
@@ -2340,12 +2341,15 @@ class Locator:
                 # then merge with the coasters of their colour. The full picture keeps them apart.
                 if scale >= 1 or exc.reason != "no-board":
                     raise
-                found = _locate_coasters(image, 1.0, self.spec,
-                                         replace(cfg, coaster_min_agreement=cfg.coaster_full_resolution_agreement))
+                try:
+                    found = _locate_coasters(image, 1.0, self.spec,
+                                             replace(cfg, coaster_min_agreement=cfg.coaster_full_resolution_agreement))
+                except BoardNotFound:
+                    raise exc from None  # the working copy's reason is the one to report
                 outline = _apply_h(found.candidates[0], self.spec.outline())
                 if _mean_side(outline) * scale >= cfg.coaster_full_resolution_side_px \
                         or _outside(outline, image.shape, 0.0):
-                    raise
+                    raise exc from None
             found = replace(found, candidates=[_coaster_sides_refined(h, image, self.spec, cfg)
                                                for h in found.candidates])
         else:
