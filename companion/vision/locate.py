@@ -53,6 +53,13 @@ class BoardNotFound(ValueError):
         self.detail = detail
 
 
+class _CoastersApart(BoardNotFound):
+    """Two or more coaster-coloured squares were found, but they make no board."""
+
+    def __init__(self, detail: str):
+        super().__init__("no-board", detail)
+
+
 @dataclass(frozen=True)
 class LocateConfig:
     """Thresholds of the localiser; one place to tune them (docs/calibration.md explains each)."""
@@ -1900,7 +1907,7 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
             if hs is not None:
                 hyps.append(hs)
     if not hyps:
-        raise BoardNotFound("no-board", "the coasters do not form one board")
+        raise _CoastersApart("the coasters do not form one board")
     # Where a hand covers a coaster, the right board shows no colour and a board shrunk off the hand
     # shows nothing wrong: the hand's pixels are left out of the judging.
     hand = _hand_mask(image, config)
@@ -1915,8 +1922,7 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
         if refined_agreement >= agreement - config.coaster_switch_margin:
             h, agreement = refined, refined_agreement
     if agreement < config.coaster_min_agreement:
-        raise BoardNotFound("no-board", f"the coloured regions do not form a Martian Coasters board "
-                                        f"(colour agreement {agreement:.2f})")
+        raise _CoastersApart(f"the coloured regions do not form a Martian Coasters board (colour agreement {agreement:.2f})")
     supported = 4 * len(quads)
     # The coasters' colours say which board this is even when a corner of it is cut off, so the
     # board is refused only when a cell could not be watched: when a cell's middle is out of view.
@@ -2336,10 +2342,11 @@ class Locator:
         elif kind == "coasters":
             try:
                 found = _locate_coasters(small, scale, self.spec, cfg)
-            except BoardNotFound as exc:
+            except _CoastersApart as exc:
                 # A board far off is only a few pixels a cell at the working width: the pieces on it
                 # then merge with the coasters of their colour. The full picture keeps them apart.
-                if scale >= 1 or exc.reason != "no-board":
+                # (Only where coaster-like squares were seen: a frame without coasters costs no more.)
+                if scale >= 1:
                     raise
                 try:
                     found = _locate_coasters(image, 1.0, self.spec,
