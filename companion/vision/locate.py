@@ -1382,6 +1382,20 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
     return _Found(min(1.0, best[0]), "outline", 3 * n * (n + 1) + 1, [hf @ _hex_rotation(k6) for k6 in range(6)])
 
 
+def _outline_view(outline_mm: np.ndarray, hexagon: np.ndarray,
+                  config: LocateConfig) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the hexagon's corners in the board outline's order, board mm -> pixels) when the hexagon is a
+    view of the board's outline: a regular hexagon in perspective, seen from above; else None."""
+    size = math.sqrt(max(cv2.contourArea(hexagon.astype(np.float32)), 1.0))
+    for ordered in (hexagon, hexagon[::-1]):
+        h0 = _fit_h(outline_mm, ordered)
+        if h0 is None or _jacobian_det(h0, np.zeros(2)) > 0:
+            continue  # the camera sees the board from above: the mirror order is not a view
+        if np.abs(_apply_h(h0, outline_mm) - ordered).max() <= config.hex_outline_max_residual * size:
+            return ordered, h0
+    return None  # not a regular hexagon in perspective: not the board's outline
+
+
 def _best_outline_fit(hexagons: list[np.ndarray], line_masks: list[np.ndarray], spec: BoardSpec,
                       config: LocateConfig) -> tuple[float, np.ndarray] | None:
     """(score, board mm -> work pixels) of the best placement of the cells inside any of the
@@ -1398,19 +1412,16 @@ def _best_outline_fit(hexagons: list[np.ndarray], line_masks: list[np.ndarray], 
     outline_mm = spec.outline()
     best = None
     for hexagon in hexagons:
-        size = math.sqrt(max(cv2.contourArea(hexagon.astype(np.float32)), 1.0))
-        for ordered in (hexagon, hexagon[::-1]):
-            h0 = _fit_h(outline_mm, ordered)
-            if h0 is None or _jacobian_det(h0, np.zeros(2)) > 0:
-                continue  # the camera sees the board from above: the mirror order is not a view
-            if np.abs(_apply_h(h0, outline_mm) - ordered).max() > config.hex_outline_max_residual * size:
-                continue  # not a regular hexagon in perspective: not the board's outline
-            for on_line in line_masks:
-                for grow in np.arange(1.0, config.hex_outline_max_margin, 0.005):
-                    h = _fit_h(outline_mm * grow, ordered)
-                    score = _share_on(on_line, _apply_h(h, on_sides)) - _share_on(on_line, _apply_h(h, inside))
-                    if best is None or score > best[0]:
-                        best = (score, h)
+        view = _outline_view(outline_mm, hexagon, config)
+        if view is None:
+            continue
+        ordered = view[0]
+        for on_line in line_masks:
+            for grow in np.arange(1.0, config.hex_outline_max_margin, 0.005):
+                h = _fit_h(outline_mm * grow, ordered)
+                score = _share_on(on_line, _apply_h(h, on_sides)) - _share_on(on_line, _apply_h(h, inside))
+                if best is None or score > best[0]:
+                    best = (score, h)
     return best
 
 
@@ -1580,10 +1591,10 @@ def _hex_placement_by_centre(gray: np.ndarray, spec: BoardSpec, config: LocateCo
     reach = n + 1 / SQRT3
     outline_mm = spec.outline()
     for hexagon in _board_hexagons(gray, config):
-        size = math.sqrt(max(cv2.contourArea(hexagon.astype(np.float32)), 1.0))
-        h0 = _fit_h(outline_mm, hexagon)
-        if h0 is None or np.abs(_apply_h(h0, outline_mm) - hexagon).max() > config.hex_outline_max_residual * size:
+        view = _outline_view(outline_mm, hexagon, config)
+        if view is None:
             continue
+        h0 = view[1]
         corners = _apply_h(to_lattice, hexagon)
         centre = _apply_h(to_lattice, _apply_h(h0, np.zeros((1, 2))))[0]
         spread = float(np.hypot(*(corners - centre).T).mean())
