@@ -252,12 +252,19 @@ LOOKS = ("board", "whole")
 
 def look_closer(detect, frame: np.ndarray, truth: dict):
     """What the pipeline does once the board is located: detect within the board's region (here
-    the true outline, so the figures measure the detector, not the localisation), or, on a table
-    without a board, a first pass on the whole frame and a second where the pieces are."""
+    the true outline, so the figures measure the detector, not the localisation) and further round
+    it for what lies in front of the seats, or, on a table without a board, a first pass on the
+    whole frame and a second where the pieces are.
+
+    The pipeline gives every game its players' seats (pipeline.py), so it always looks at the seat
+    zones too: a revealed plan, or the movement die beside the board, is found there. Until session
+    30 this looked only within the board's region and counted those pieces as missed."""
     from companion.vision.region import detect_near_board
 
     board = truth.get("board")
-    return detect_near_board(detect, frame, None if board is None else np.asarray(board["outline_px"], float))
+    if board is None:
+        return detect_near_board(detect, frame, None)
+    return detect_near_board(detect, frame, np.asarray(board["outline_px"], float), seat_zones=True)
 
 
 def with_dice_read(detections: list[Detection], truth: dict, frame: np.ndarray) -> list[Detection]:

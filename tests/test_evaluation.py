@@ -102,11 +102,11 @@ def test_angles_and_snapping():
     assert snap(44, 90) == 0 and snap(46, 90) == 1 and snap(359, 45) == 0 and snap(90, 60, 30) == 1
 
 
-def test_by_default_the_detector_looks_within_the_board_region_as_the_companion_does(dataset):
+def test_by_default_the_detector_looks_at_the_board_region_and_round_it_as_the_companion_does(dataset):
     import cv2
     import numpy as np
 
-    from companion.vision.region import board_region
+    from companion.vision.region import SEAT_ZONE_MARGIN, board_region
 
     seen = []
     evaluate(lambda frame: seen.append(frame.shape[:2]) or [], dataset, split="train")
@@ -117,8 +117,13 @@ def test_by_default_the_detector_looks_within_the_board_region_as_the_companion_
         if truth["board"] is None:
             expected.append(shape[:2])  # nothing found on the first look: no second one
         else:
-            region = board_region(np.asarray(truth["board"]["outline_px"], float), shape)
+            # The board's region, then the seat zones round it (the pipeline seats every game's players).
+            outline = np.asarray(truth["board"]["outline_px"], float)
+            region = board_region(outline, shape)
             expected.append((region.height, region.width))
+            zones = board_region(outline, shape, SEAT_ZONE_MARGIN)
+            if zones != region:
+                expected.append((zones.height, zones.width))
     assert seen == expected and any(s != (240, 320) for s in seen)
     with pytest.raises(ValueError, match="unknown look"):
         evaluate(lambda f: [], dataset, split="train", look="sideways")
