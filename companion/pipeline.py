@@ -560,6 +560,7 @@ class CameraFeed:
         if context is None:
             self._push(hub, image, None, [], "waiting for a game to be set up on the page", force=False)
             return
+        placed_before = self._lock.location
         status = self._lock.update(image) if context.spec.kind != "table" else self._table_plane(context, image)
         t = self.stats.add("locate", t)
         self.stats.counts[f"board_{status.state}"] += 1
@@ -592,6 +593,9 @@ class CameraFeed:
             context.baseline_picture = None  # pictures from another board lock do not line up
             if status.state == "moved":
                 context.session.note(f"camera: the board moved by {status.shift_px:.0f} px and was located again")
+            elif context.spec.kind != "table" and placed_before is not None and location is not placed_before:
+                context.session.note("camera: the board was located again on a still view; the first search, "
+                                     "less sure, had placed it differently")
         if self._detect is None:
             self._push(hub, image, location, [], "manual mode")
             return

@@ -16,6 +16,9 @@ instead of rendering (`--split all` for every split, `--frames` then caps each g
 Frames with a hand over the board are counted apart as well: the tracker skips them and the board
 lock keeps the board found in calm frames. `--board-model` lets the localiser ask the board model
 where its own search fails (companion/vision/board_finder.py); `by_board_model` counts those found so.
+`--lock-after-hand` also plays each frame with a hand over the wholly visible board to a board lock,
+then three times the same scene rendered without its hands, as a camera sees a hand come and go at
+set-up, and counts the locks that end with every cell right (the lock searches a still frame again).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.locate import BoardNotFound, BoardSpec, Locator  # noqa: E402
+from companion.vision.locate import BoardLock, BoardNotFound, BoardSpec, Locator  # noqa: E402
 from companion.vision.mapper import board_spec_from_truth  # noqa: E402
 
 
@@ -60,6 +63,29 @@ def _hand_over(truth: dict, board_corners: np.ndarray) -> bool:
         if box and box[0] < x1 and box[2] > x0 and box[1] < y1 and box[3] > y0:
             return True
     return False
+
+
+def without_hands(renderer, truth: dict, framing: str) -> np.ndarray:
+    """The scene of a render's sidecar rendered again without its hands."""
+    from dataclasses import replace
+
+    from companion.synth.render import encode_jpeg
+    from companion.synth.scenes import sample_scene
+
+    width, height = truth["image"]["width"], truth["image"]["height"]
+    scene = sample_scene(truth["game"], truth["seed"], width, height, framing)
+    scene = replace(scene, objects=[o for o in scene.objects if o.kind != "hand"])
+    jpeg = encode_jpeg(renderer.render(scene).image, scene.look.jpeg_quality)
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+def lock_ends_right(spec: BoardSpec, board_model, with_hand: np.ndarray, clean: np.ndarray, hint, h_true) -> bool:
+    """A board lock fed the frame with a hand, then the clean one three times: every cell right at the end?"""
+    lock = BoardLock(Locator(spec, board_model=board_model))
+    lock.update(with_hand, a1_near=tuple(hint))
+    for _ in range(3):
+        lock.update(clean)
+    return lock.location is not None and check(lock.location, spec, h_true)[1]
 
 
 def rendered(renderer, game: str, first_seed: int, frames: int, framing: str):
@@ -98,19 +124,21 @@ def main() -> int:
     parser.add_argument("--dataset", type=Path, help="read this rendered dataset instead of rendering")
     parser.add_argument("--split", default="test", help="with --dataset: its split, or all")
     parser.add_argument("--board-model", type=Path, help="the board model's weights, asked where the search fails")
+    parser.add_argument("--lock-after-hand", action="store_true",
+                        help="also lock on each frame with a hand over the board, then on the scene without it")
     args = parser.parse_args()
     board_model = None
     if args.board_model is not None:
         from companion.vision.board_finder import BoardFinder
         board_model = BoardFinder(args.board_model)
-    if args.dataset is None:
+    if args.dataset is None or args.lock_after_hand:
         try:
             from companion.synth.render import Renderer
             renderer = Renderer()
         except Exception as exc:  # noqa: BLE001 - any failure to start the renderer ends the benchmark
             print(f"bench_locate_synth: the scene renderer is not usable here: {exc}", file=sys.stderr)
             return 2
-    elif not (args.dataset / "truth").is_dir():
+    if args.dataset is not None and not (args.dataset / "truth").is_dir():
         print(f"bench_locate_synth: {args.dataset} has no truth/ folder of sidecars", file=sys.stderr)
         return 2
     results = []
@@ -120,6 +148,7 @@ def main() -> int:
         frames = 0
         in_view, found_in_view = 0, 0
         calm, found_calm = 0, 0  # wholly in view with no hand over the board, as the tracker's frames are
+        locks_after_hand, locks_right = 0, 0
         # reason -> frames (seeds or names) whose board was wholly in view, "(hand)" after those with a hand over it
         missed_in_view: dict[str, list] = {}
         scenes = (rendered(renderer, game, args.first_seed, args.frames, args.framing) if args.dataset is None
@@ -138,6 +167,11 @@ def main() -> int:
             in_view += visible
             without_hand = visible and not _hand_over(truth, corners)
             calm += without_hand
+            if args.lock_after_hand and visible and not without_hand:
+                framing = (truth.get("item") or {}).get("framing", args.framing)
+                locks_after_hand += 1
+                locks_right += lock_ends_right(spec, board_model, frame, without_hands(renderer, truth, framing),
+                                               hint, h_true)
             start = time.perf_counter()
             try:
                 loc = Locator(spec, board_model=board_model).locate(frame, a1_near=tuple(hint))
@@ -162,6 +196,7 @@ def main() -> int:
         results.append({"game": game, "frames": frames, "found_rate": found / frames if frames else 0.0,
                         "board_in_view": in_view, "found_in_view": found_in_view,
                         "in_view_without_hand": calm, "found_without_hand": found_calm, "by_board_model": by_board_model,
+                        "locks_after_hand": locks_after_hand, "locks_right_after_hand": locks_right,
                         "mean_corner_error": float(np.mean(errors)) if errors else None,
                         "scratch_ms_median": float(np.median(times) * 1000) if times else None, "failures": reasons,
                         "missed_in_view": missed_in_view})
@@ -176,6 +211,9 @@ def main() -> int:
                   f"found in {r['found_in_view']} of those; {r['found_without_hand']} of the "
                   f"{r['in_view_without_hand']} without a hand over it; {r['by_board_model']} by the board model)  mean corner error {mean:>7}  {ms:>7}  "
                   f"{r['failures'] or ''}")
+            if r["locks_after_hand"]:
+                print(f"    locked on a frame with a hand over the board, then shown it without: "
+                      f"{r['locks_right_after_hand']} of {r['locks_after_hand']} ended right")
             for reason, names in r["missed_in_view"].items():
                 print(f"    missed with the board in view ({reason}): {', '.join(str(n) for n in names)}")
     return 0
