@@ -27,7 +27,7 @@ import numpy as np
 from companion.pieces import Size
 from companion.vision.classes import PYRAMID
 from companion.vision.crop_classifier import CropClassifier
-from companion.vision.detection import Detection
+from companion.vision.detection import Detection, box_iou
 
 CROP_PX = 96
 # A large lying is 46 mm from tip to base; a tall window keeps any piece's box inside it.
@@ -42,6 +42,13 @@ GREY = 114
 # precision with colour and size right): the check alone 0.8927 / 0.9176, the reading above
 # 0.6 / 0.8 / 0.9 / 0.95 then the check 0.8846 / 0.8913 / 0.8948 / 0.8955 (precision 0.9205 at 0.95).
 MIN_PROBABILITY = 0.95
+# The model suppresses overlapping boxes class by class (DetectorConfig.iou), so one piece can come
+# out twice with two sizes (a large and a medium over the same pyramid, IoU 0.5-0.8, under the 0.8 at
+# which any two classes are one piece). Once the reading gives them one size, the model's own rule
+# applies again: the less sure of two pyramids of one size and pose overlapping by more than this is
+# dropped. Two real pieces of one size overlapping that much (one capping the other) would have
+# been suppressed by the model itself.
+SAME_READING_IOU = 0.6
 
 
 def pixels_per_mm(plane_to_image: np.ndarray, point_px: tuple[float, float]) -> float | None:
@@ -116,10 +123,28 @@ def with_sizes_read(frame: np.ndarray, detections: Sequence[Detection], plane_to
         if crop is not None:
             chosen.append(k)
             crops.append(crop)
+    changed = set()
     for k, (size, probability) in zip(chosen, classifier.classify(crops)):
         if probability >= min_probability and size != out[k].size:
             out[k] = replace(out[k], size=size)
-    return out
+            changed.add(k)
+    return _one_per_piece(out, changed)
+
+
+def _one_per_piece(detections: list[Detection], changed: set[int]) -> list[Detection]:
+    """Drops the less sure of two pyramids of one size and pose, one of whose sizes the reading
+    changed, that overlap by more than SAME_READING_IOU."""
+    order = sorted(range(len(detections)), key=lambda k: -detections[k].confidence)
+    dropped: set[int] = set()
+    for rank, k in enumerate(order):
+        if k in dropped or detections[k].kind != PYRAMID:
+            continue
+        for j in order[rank + 1:]:
+            a, b = detections[k], detections[j]
+            if (j not in dropped and (k in changed or j in changed) and b.kind == PYRAMID and a.size == b.size
+                    and a.pose == b.pose and box_iou(a.box, b.box) > SAME_READING_IOU):
+                dropped.add(j)
+    return [d for k, d in enumerate(detections) if k not in dropped]
 
 
 def sizes_read_on_board(detect, frame: np.ndarray, detections: Sequence[Detection],

@@ -108,3 +108,24 @@ def test_only_a_detector_with_a_size_classifier_reads_sizes():
             return [replace(d, size=Size.SMALL) for d in found]
 
     assert [d.size for d in sizes_read_on_board(Reading(), frame, detections, _scaled(2.0))] == [Size.SMALL]
+
+
+def test_one_piece_read_twice_with_two_sizes_is_one_piece_once_the_reading_gives_them_one():
+    frame = np.zeros((480, 640, 3), np.uint8)
+    # The model's suppression works class by class: a large and a medium over one pyramid both
+    # come out (IoU about 0.7 here, under the 0.8 at which any two classes are one piece).
+    large = replace(_pyramid(Size.LARGE, 300), confidence=0.8)
+    medium = replace(_pyramid(Size.MEDIUM, 300), box=(306, 212, 340, 260), confidence=0.5)
+    elsewhere = replace(_pyramid(Size.MEDIUM, 500), confidence=0.4)
+    read_large = (Size.LARGE, MIN_PROBABILITY + 0.01)
+    out = with_sizes_read(frame, [large, medium, elsewhere], _scaled(2.0),
+                          _FakeClassifier([read_large, read_large, (Size.MEDIUM, 0.5)]))
+    assert out == [large, elsewhere]
+    # Read as two sizes still, both stay; so do two of one size the reading did not change (the
+    # model kept them apart itself), and two of one size in different poses.
+    assert len(with_sizes_read(frame, [large, medium], _scaled(2.0),
+                               _FakeClassifier([read_large, (Size.MEDIUM, 0.99)]))) == 2
+    twin = replace(medium, size=Size.LARGE)
+    assert len(with_sizes_read(frame, [large, twin], _scaled(2.0), _FakeClassifier([read_large, read_large]))) == 2
+    lying = replace(medium, pose=Pose.LYING)
+    assert len(with_sizes_read(frame, [large, lying], _scaled(2.0), _FakeClassifier([read_large, read_large]))) == 2
