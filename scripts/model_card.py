@@ -6,8 +6,8 @@
         [--run runs/detector/pieces-s6]
 
 Every figure in the card comes from this run: `companion eval` figures on the full renders' held-out
-test split (scene seeds never used in training), detecting within the board's region as the
-companion does; ultralytics' own box/keypoint mAP on the crop dataset's test split (what the
+test split (scene seeds never used in training), detecting within the board's region and round it
+at the seats' zones as the companion does; ultralytics' own box/keypoint mAP on the crop dataset's test split (what the
 detector is fed);
 the colour and size classifiers' accuracy on their test crops, and detector latency (bench_detector).
 The training facts (epochs, time) are read from the training run's results.csv.
@@ -27,7 +27,7 @@ from companion import models
 from companion.evaluation import evaluate, format_report, ultralytics_map
 from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier
 from companion.vision.detect import Detector, DetectorConfig
-from companion.vision.size_reader import CROP_PX, MIN_PROBABILITY, WINDOW_MM, SizeClassifier
+from companion.vision.size_reader import CROP_PX, MIN_PROBABILITY, SAME_READING_IOU, WINDOW_MM, SizeClassifier
 from companion.webcam import EFFECTS
 
 
@@ -198,6 +198,9 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   It looks at the located board's region (the board outline plus a fifth of its size around it),
   not the whole frame, and on a bare table first at the whole frame, then again where the pieces
   are (`companion/vision/region.py`): two to three times the pixels per piece at the same cost.
+  Round the board's region it looks again further out for what lies in front of the seats (a revealed
+  plan, the movement die beside the board; since session 30 the figures below count those, as the
+  companion sees them).
   Trained at {models.DETECTOR_IMGSZ} px, it looks at a board's region with a {models.DETECTOR_CLOSE_IMGSZ} px input (its "close
   look", which finds small pieces far better), and at a bare table's pieces too when they are small
   (docs/training.md); every figure below is measured that way. Since session 6 a detection whose box
@@ -207,6 +210,9 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   does (`companion/vision/sizing.py`: the box each size would make through the camera the board's
   homography gives, compared with the detected box); the figures below include that check, and the
   detector's own sizes are reported beside them.
+  Since session 30, two pyramids of one size and pose, one of whose sizes the size classifier changed,
+  that overlap by more than {SAME_READING_IOU} are one piece read twice (the model's own class-by-class
+  suppression applied again once the reading gives them one class; `companion/vision/size_reader.py`).
   Since session 12 it looks at each picture twice, as it is and mirrored left to right (one batch of
   two), and merges the two looks: boxes overlapping by more than {DetectorConfig.mirror_pair_iou} are one object scoring the mean of
   the two confidences, a piece seen in one look only keeps {DetectorConfig.mirror_lone_weight} of its score, and what scores at least
@@ -364,7 +370,8 @@ cut again in session 19 without casts) and added the renders made for the detect
 
 ## Results on the held-out synthetic test split ({a['images']} images)
 Produced by `companion eval {args.dataset} --split test` (the same code this script calls: within the true
-board outline's region, so these figures measure the detector, not the localisation). mAP: ultralytics'
+board outline's region and round it at the seats' zones, so these figures measure the detector, not the
+localisation). mAP: ultralytics'
 validation on `{args.crops_dataset}`'s test split. Since session 8 detections are matched first to the pieces
 that count (at least half visible) and only then to mostly hidden ones, which are neither credited nor false
 (as COCO's "ignore" boxes): before, a piece hidden inside a tower, whose box is nearly its cap's, took the
