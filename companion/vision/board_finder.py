@@ -1,6 +1,6 @@
 """The board found as a whole by a YOLO pose model, then fitted to the picture's own cues.
 
-The lattice and colour searches in `locate.py` need enough of the board's pattern in view; a hand
+The lattice and colour searches in `locate/` need enough of the board's pattern in view; a hand
 over half the board, or pieces over most of its corners, can leave too little for them. The board
 model (`models/boards.pt`, `scripts/train_detector.py --boards`) looks at the whole frame and says
 where the board's outline is, hidden corners included, as a person would guess them; that guess is
@@ -21,8 +21,10 @@ import cv2
 import numpy as np
 
 from companion.vision.board_keypoints import BOARD_CLASSES, outline_size, symmetric_homographies
-from companion.vision.locate import (BoardNotFound, BoardSpec, LocateConfig, _apply_h, _Found, _hand_mask, _outside,
-                                     chess_turns_with_a1_dark, xcorner_cues)
+from companion.vision.locate import BoardNotFound, BoardSpec, LocateConfig, chess_turns_with_a1_dark, xcorner_cues
+from companion.vision.locate.board import _Found
+from companion.vision.locate.coasters import _hand_mask
+from companion.vision.locate.geometry import _apply_h, _outside
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ import math
 import cv2
 import numpy as np
 
-from companion.vision.locate import BoardSpec, _apply_h
+from companion.vision.locate import BoardSpec
+from companion.vision.locate.geometry import _apply_h
 
 BOARD_CLASSES = ("chess", "coasters", "hex")
 MAX_KEYPOINTS = 6

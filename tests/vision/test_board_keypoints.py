@@ -7,7 +7,8 @@ import pytest
 
 from companion.vision.board_keypoints import (MAX_KEYPOINTS, board_keypoints, keypoint_label, picture_order,
                                               symmetric_homographies)
-from companion.vision.locate import BoardSpec, _apply_h
+from companion.vision.locate import BoardSpec
+from companion.vision.locate.geometry import _apply_h
 
 
 def _seat_view(spec: BoardSpec, turn_degrees: float = 0.0) -> np.ndarray:

@@ -1,5 +1,5 @@
 """Lattice growing, the core of chessboard and hex-board localisation: cue points in, the largest
-lattice they form out (companion/vision/locate.py, `grow_lattice`)."""
+lattice they form out (companion/vision/locate/lattice.py, `grow_lattice`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from companion.vision.locate import HEX_LATTICE, LocateConfig, _CueMap, grow_lattice
+from companion.vision.locate import LocateConfig
+from companion.vision.locate.lattice import HEX_LATTICE, _CueMap, grow_lattice
 
 
 def _warp(points: np.ndarray) -> np.ndarray:

@@ -726,7 +726,8 @@ def test_a_white_board_on_a_lit_beige_table_is_found_by_its_outline_in_colour():
 
 
 def test_the_coasters_sides_at_full_resolution_pull_a_rough_fit_onto_the_board():
-    from companion.vision.locate import LocateConfig, _coaster_sides_refined
+    from companion.vision.locate import LocateConfig
+    from companion.vision.locate.coasters import _coaster_sides_refined
 
     spec = SPECS["coasters"]
     before, after = [], []
