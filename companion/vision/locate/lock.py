@@ -23,9 +23,9 @@ class LockStatus:
     """The outcome of checking one frame against the locked board.
 
     Attributes:
-        state: 'found' (localised afresh), 'locked' (unchanged), 'unsure' (could not confirm,
-            e.g. a hand over the board; the lock is kept), 'moved' (re-localised after a move),
-            'lost' (moved and not found again).
+        state: 'found' (localised afresh, or placed otherwise by the search that confirms a lock),
+            'locked' (unchanged), 'unsure' (could not confirm, e.g. a hand over the board; the lock
+            is kept), 'moved' (re-localised after a move), 'lost' (moved and not found again).
         location: the board location in force after this frame (None only when never found).
         shift_px: the image shift measured against the locked view.
         error: why the board was not found, when it was not.
