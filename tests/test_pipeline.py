@@ -493,6 +493,38 @@ def test_the_board_bumped_is_located_again_and_later_moves_still_read_right(tmp_
     hub.close()
 
 
+def test_a_board_placed_a_row_off_at_set_up_is_put_right_on_a_still_frame_and_moves_read_right(
+        tmp_path, table, monkeypatch):
+    from dataclasses import replace
+
+    import companion.pipeline as pipeline
+
+    class FirstSearchOff(pipeline.Locator):
+        """The first search places the board one row off, as a hand over it can."""
+
+        searches = 0
+
+        def locate(self, frame, *args, **kwargs):
+            found = super().locate(frame, *args, **kwargs)
+            FirstSearchOff.searches += 1
+            if FirstSearchOff.searches > 1:
+                return found
+            row_up = np.array([[1.0, 0, 0], [0, 1.0, found.spec.cell_mm], [0, 0, 1.0]])
+            return replace(found, homography=tuple(map(tuple, found.H @ row_up)))
+
+    monkeypatch.setattr(pipeline, "Locator", FirstSearchOff)
+    hub = hub_after_bids(tmp_path)
+    frames, _, _ = scripted_frames(table, hub.session.snapshot().state, TEXTS[4:8])
+    feed = CameraFeed("fake", PipelineConfig(**FAST), MarkerDetector(), lambda: ListSource(frames))
+    run_to_end(hub, feed)
+    assert FirstSearchOff.searches >= 2 and feed.stats.counts["board_found"] == 2
+    notes = [e.detail["message"] for e in hub.session._journal.entries() if e.kind == "note"]
+    assert any("located again on a still view" in n for n in notes)
+    assert camera_moves(hub) == TEXTS[4:8]
+    assert hub.session.snapshot().verdicts == ()
+    hub.close()
+
+
 def test_a_board_knocked_out_of_view_is_a_fault_and_the_game_is_unchanged(tmp_path, table):
     hub = hub_after_bids(tmp_path)
     state = hub.session.snapshot().state
