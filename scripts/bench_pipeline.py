@@ -182,7 +182,6 @@ def latency(frames, prefix, detect, config, demo_record=None) -> dict:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request("GET", "/events")
         response = conn.getresponse()
-        buffer = b""
         while not done.is_set():
             chunk = response.fp.readline()
             if not chunk:

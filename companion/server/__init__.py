@@ -23,6 +23,8 @@ from werkzeug.exceptions import HTTPException
 from companion.server import access, diagrams
 from companion.session import SessionHub, SourceRunner
 
+log = logging.getLogger(__name__)
+
 #: Where an installed wheel puts web/ (pyproject's data-files), relative to the install prefix.
 WEB_DATA = Path("share") / "icehouse-companion" / "web"
 

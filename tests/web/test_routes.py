@@ -267,3 +267,15 @@ def test_every_game_is_playable_in_manual_mode(client, app, game, players):
         html = client.get("/").get_data(as_text=True)
         assert "<svg" in html
     assert len(session.snapshot().actions) >= 10 or session.snapshot().state.is_terminal()
+
+
+def test_an_unexpected_error_is_a_json_500_that_says_the_game_is_unchanged(client, app, caplog):
+    def broken():
+        raise RuntimeError("a bug")
+
+    app.extensions["companion_views"].public = broken
+    response = client.get("/api/state")
+    assert response.status_code == 500
+    assert "internal error (RuntimeError)" in response.get_json()["error"]
+    assert "the game is unchanged" in response.get_json()["error"]
+    assert any("unexpected error" in r.message for r in caplog.records)
