@@ -10,7 +10,7 @@ import pytest
 
 from companion import models
 from companion.pipeline import CameraFeed, PipelineConfig, load_detector
-from companion.records import actions_differing, agreeing_prefix
+from companion.records import agreeing_prefix
 from companion.session import SessionHub
 from companion.sources import open_source
 from tests.test_pipeline import SAMPLE, ListSource

@@ -3,8 +3,6 @@ recognised as the right legal action, and nothing may fire while a hand moves.""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from companion.games.icebomb_arena import ICEBOMB_ARENA
