@@ -113,7 +113,8 @@ class SizeClassifier(CropClassifier):
 def with_sizes_read(frame: np.ndarray, detections: Sequence[Detection], plane_to_image: np.ndarray,
                     classifier: SizeClassifier, min_probability: float = MIN_PROBABILITY) -> list[Detection]:
     """The detections with each pyramid's size as the classifier reads it at the board's scale
-    (where it is at least `min_probability` sure); everything else unchanged."""
+    (where it is at least `min_probability` sure), less the second readings of one piece that the
+    new sizes reveal (SAME_READING_IOU); everything else unchanged."""
     out = list(detections)
     chosen, crops = [], []
     for k, d in enumerate(out):
