@@ -140,7 +140,8 @@ def detections_from_json(path: str | Path) -> DetectFn:
                 class_name=d.get("class", d["kind"]), colour=Colour.parse(d["colour"]) if d.get("colour") else None,
                 size=Size.parse(str(d["size"])) if d.get("size") else None, pose=Pose(d["pose"]) if d.get("pose") else None,
                 apex=tuple(d["apex"]) if d.get("apex") else None, contact=tuple(d["contact"]) if d.get("contact") else None,
-                keypoint_confidence=tuple(d.get("keypoint_confidence", (1.0, 1.0)))))
+                keypoint_confidence=tuple(d.get("keypoint_confidence", (1.0, 1.0))),
+                size_confidence=d.get("size_confidence")))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path}: detection {i}: {exc}") from None
     return lambda frame: list(out)

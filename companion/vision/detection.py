@@ -42,6 +42,8 @@ class Detection:
         keypoint_confidence: (apex, contact) visibility scores in [0, 1].
         colour_confidence: the colour classifier's score when it, not the detector's class, chose the colour.
         value: a d6's top face when its pips were counted (companion/vision/dice.py), else None.
+        size_confidence: the size classifier's score for `size` when its reading at the board's
+            scale was sure enough to stand (companion/vision/size_reader.py), else None.
     """
 
     kind: str
@@ -56,6 +58,7 @@ class Detection:
     keypoint_confidence: tuple[float, float] = (0.0, 0.0)
     colour_confidence: float | None = None
     value: int | None = None
+    size_confidence: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -73,6 +76,8 @@ class Detection:
                 raise ValueError(f"{name} must be an (x, y) pair of finite numbers, got {point!r}")
         if self.kind != PYRAMID and (self.colour or self.size or self.pose):
             raise ValueError(f"a {self.kind} has no colour, size or pose")
+        if self.size_confidence is not None and (self.size is None or not 0.0 <= self.size_confidence <= 1.0):
+            raise ValueError(f"size_confidence {self.size_confidence} needs a size and must lie in [0, 1]")
         if self.value is not None and (self.kind != "d6" or not 1 <= self.value <= 6):
             raise ValueError(f"only a d6 shows a value of 1-6, not a {self.kind} showing {self.value}")
 
@@ -101,6 +106,7 @@ class Detection:
             "keypoint_confidence": [round(v, 3) for v in self.keypoint_confidence],
             "colour_confidence": None if self.colour_confidence is None else round(self.colour_confidence, 3),
             "value": self.value,
+            "size_confidence": None if self.size_confidence is None else round(self.size_confidence, 3),
         }
 
 

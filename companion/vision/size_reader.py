@@ -113,8 +113,9 @@ class SizeClassifier(CropClassifier):
 def with_sizes_read(frame: np.ndarray, detections: Sequence[Detection], plane_to_image: np.ndarray,
                     classifier: SizeClassifier, min_probability: float = MIN_PROBABILITY) -> list[Detection]:
     """The detections with each pyramid's size as the classifier reads it at the board's scale
-    (where it is at least `min_probability` sure), less the second readings of one piece that the
-    new sizes reveal (SAME_READING_IOU); everything else unchanged."""
+    where it is at least `min_probability` sure (its score then kept as `size_confidence`: the
+    geometric check leaves such a size alone), less the second readings of one piece that the new
+    sizes reveal (SAME_READING_IOU); everything else unchanged."""
     out = list(detections)
     chosen, crops = [], []
     for k, d in enumerate(out):
@@ -126,9 +127,10 @@ def with_sizes_read(frame: np.ndarray, detections: Sequence[Detection], plane_to
             crops.append(crop)
     changed = set()
     for k, (size, probability) in zip(chosen, classifier.classify(crops)):
-        if probability >= min_probability and size != out[k].size:
-            out[k] = replace(out[k], size=size)
-            changed.add(k)
+        if probability >= min_probability:
+            if size != out[k].size:
+                changed.add(k)
+            out[k] = replace(out[k], size=size, size_confidence=probability)
     return _one_per_piece(out, changed)
 
 

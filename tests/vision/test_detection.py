@@ -40,6 +40,12 @@ def test_pieces_stacked_in_a_tower_are_all_kept():
 def test_a_detection_with_a_bad_box_is_refused_where_it_is_made():
     with pytest.raises(ValueError, match="out of order"):
         _pyramid((10, 10, 5, 20), 0.5)
+    for bad in (1.2, -0.1):
+        with pytest.raises(ValueError, match="size_confidence"):
+            Detection(kind="pyramid", box=(0, 0, 5, 5), confidence=0.5, class_name="L-upright", size=Size.LARGE,
+                      size_confidence=bad)
+    with pytest.raises(ValueError, match="size_confidence"):
+        Detection(kind="pyramid", box=(0, 0, 5, 5), confidence=0.5, class_name="pyramid", size_confidence=0.9)
 
 
 def _lying(box, apex=None, contact=None, seen=(0.9, 0.9)):

@@ -120,7 +120,8 @@ def test_one_piece_read_twice_with_two_sizes_is_one_piece_once_the_reading_gives
     read_large = (Size.LARGE, MIN_PROBABILITY + 0.01)
     out = with_sizes_read(frame, [large, medium, elsewhere], _scaled(2.0),
                           _FakeClassifier([read_large, read_large, (Size.MEDIUM, 0.5)]))
-    assert out == [large, elsewhere]
+    assert [(d.box, d.size) for d in out] == [(large.box, Size.LARGE), (elsewhere.box, Size.MEDIUM)]
+    assert out[0].size_confidence == read_large[1] and out[1].size_confidence is None  # the sure reading is kept
     # Read as two sizes still, both stay; so do two of one size the reading did not change (the
     # model kept them apart itself), and two of one size in different poses.
     assert len(with_sizes_read(frame, [large, medium], _scaled(2.0),

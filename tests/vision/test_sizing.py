@@ -72,6 +72,16 @@ def test_a_size_read_one_off_is_corrected_by_the_box_it_makes(pose, truth, read_
     assert checked[0].pose == pose and checked[0].box == wrong.box  # only the size changes
 
 
+def test_a_size_the_size_classifier_read_surely_is_left_alone():
+    from dataclasses import replace
+
+    projection = look_at((150, -480, 420))
+    read = seen(projection, Size.MEDIUM, Pose.UPRIGHT, at=(40.0, 25.0), read_as=Size.LARGE, box_noise=0.03)
+    assert check_sizes([read], plane_homography(projection), IMAGE)[0].size == Size.MEDIUM  # the premise
+    sure = replace(read, size_confidence=0.97)
+    assert check_sizes([sure], plane_homography(projection), IMAGE) == [sure]
+
+
 def test_a_right_size_stays_right_even_with_a_loose_box():
     projection = look_at((0, -520, 400))
     pieces = [seen(projection, size, Pose.UPRIGHT, at=(60.0 * k - 60, 0.0), box_noise=0.06)
