@@ -230,7 +230,8 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   the pixels-per-millimetre the board's homography gives where it stands, the pixels outside its box greyed out,
   so the box's extent in the crop is its extent in millimetres; the classes S, M, L. Each crop is read as it is
   and mirrored; a reading at least {MIN_PROBABILITY} sure replaces the detector's size, and the geometric check
-  below then looks at lone pieces as before. Without it (the detector's sizes and the check): recall
+  below then looks at the other lone pieces (since session 30 it leaves such a sure reading alone: it had
+  come to change more sizes to wrong than to right). Without it (the detector's sizes and the check): recall
   {unread.get('recall_colour_and_size', '-')}, precision {unread.get('precision_colour_and_size', '-')}, size right
   {unread.get('size_accuracy_matched', '-')} of matched pieces.
 - Why two stages, how to train and continue: `docs/training.md`.
