@@ -154,6 +154,8 @@ class BoardLock:
         self._set_reference(image, loc)
         self._last_view = self._ref
         self._found_still, self._confirmed, self._tries = still, False, 0
+        if state == "moved":
+            self._a1_near = None  # the point given at set-up marked a1 in the view before the move
         return LockStatus(state, loc, shift, response, 1000 * (time.perf_counter() - start))
 
     def _confirm(self, image: np.ndarray, start: float, shift: float, response: float) -> LockStatus:
