@@ -131,10 +131,10 @@ def with_sizes_read(frame: np.ndarray, detections: Sequence[Detection], plane_to
             if size != out[k].size:
                 changed.add(k)
             out[k] = replace(out[k], size=size, size_confidence=probability)
-    return _one_per_piece(out, changed)
+    return _without_second_readings(out, changed)
 
 
-def _one_per_piece(detections: list[Detection], changed: set[int]) -> list[Detection]:
+def _without_second_readings(detections: list[Detection], changed: set[int]) -> list[Detection]:
     """Drops the less sure of two pyramids of one size and pose, one of whose sizes the reading
     changed, that overlap by more than SAME_READING_IOU."""
     order = sorted(range(len(detections)), key=lambda k: -detections[k].confidence)
