@@ -26,7 +26,8 @@ def cmd_dataset(args) -> int:
     summary = write_dataset(args.out, args.count, seed=args.seed, width=args.size[0], height=args.size[1],
                             workers=args.workers, scheme=get_scheme(args.scheme), progress=not args.quiet,
                             item_timeout=args.item_timeout or None, referee_share=args.referee_share,
-                            seconds=args.seconds, **kwargs)
+                            seconds=args.seconds, **kwargs,
+                            **({"splits": tuple(args.splits.split(","))} if args.splits else {}))
     print(json.dumps(summary))
     return 0
 
@@ -129,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of items with the camera stood back to show the whole board (0-1)")
     p.add_argument("--seconds", type=float, default=None,
                    help="begin no item after this long (the same command resumes the rest later)")
+    p.add_argument("--splits", help="comma-separated splits to render (default: all); e.g. test makes a "
+                                    "held-out split again without its training items")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_dataset)
     p = sub.add_parser("relabel", help="rewrite a dataset's label files from its sidecars")

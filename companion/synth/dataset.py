@@ -247,7 +247,7 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
                   height: int = 480, workers: int | None = None, scheme: ClassScheme = DEFAULT_SCHEME,
                   progress: bool = True, item_timeout: float | None = ITEM_TIMEOUT_S,
                   job: Callable[..., int] = render_and_write, referee_share: float = 0.0,
-                  seconds: float | None = None) -> dict:
+                  seconds: float | None = None, splits: tuple[str, ...] = SPLITS) -> dict:
     """Writes (or completes) a dataset of `count` items; returns a summary.
 
     Items are rendered in worker processes. One that takes longer than `item_timeout` seconds (or
@@ -272,6 +272,9 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
         raise ValueError(f"item time limit {item_timeout!r} s must be positive")
     if seconds is not None and not seconds > 0:
         raise ValueError(f"time limit {seconds!r} s must be positive")
+    unknown = sorted(set(splits) - set(SPLITS))
+    if unknown or not splits:
+        raise ValueError(f"unknown split {', '.join(unknown) or '(none given)'} (expected some of: {', '.join(SPLITS)})")
     for game in games:
         if game not in SCENE_KINDS:
             raise ValueError(f"no scene sampler for game {game!r} (expected one of: {', '.join(SCENE_KINDS)})")
@@ -279,7 +282,7 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     root.mkdir(parents=True, exist_ok=True)
     (root / "data.yaml").write_text(dataset_yaml(root, scheme))
     items = [plan_item(seed, i, tuple(games), referee_share) for i in range(count)]
-    pending = [it for it in items if not item_paths(root, it)["truth"].exists()]
+    pending = [it for it in items if it.split in splits and not item_paths(root, it)["truth"].exists()]
     bar = Progress(len(pending), enabled=progress)
     workers = workers or os.cpu_count() or 1
     args = (str(root), width, height, scheme.name)
@@ -320,6 +323,6 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
     elapsed = time.monotonic() - started
     splits = {s: sum(1 for it in items if it.split == s) for s in SPLITS}
     return {"root": str(root), "items": count, "rendered": rendered,
-            "skipped": count - len(pending), "left": len(pending) - rendered - len(failures),
+            "skipped": sum(it.split in splits for it in items) - len(pending), "left": len(pending) - rendered - len(failures),
             "failed": failures, "worker_processes": processes,
             "labelled_objects": objects, "seconds": round(elapsed, 2), "splits": splits}

@@ -98,3 +98,23 @@ def test_a_run_given_seconds_begins_no_item_after_them_and_the_same_command_resu
     assert (again["skipped"], again["rendered"], again["left"]) == (summary["rendered"], 8 - summary["rendered"], 0)
     with pytest.raises(ValueError, match="time limit -1"):
         write_dataset(tmp_path, 2, seconds=-1)
+
+
+def test_one_split_is_rendered_alone_as_the_whole_dataset_would_have_it(tmp_path):
+    items = [plan_item(9, i) for i in range(40)]
+    test_items = [it for it in items if it.split == "test"]
+    assert 0 < len(test_items) < len(items)
+    summary = write_dataset(tmp_path, 40, seed=9, workers=1, progress=False, item_timeout=None,
+                            job=jobs.quick_job, splits=("test",))
+    assert summary["rendered"] == len(test_items)
+    for it in items:
+        assert item_paths(tmp_path, it)["truth"].exists() == (it.split == "test")
+    # The rest of the dataset later renders only what is missing.
+    whole = write_dataset(tmp_path, 40, seed=9, workers=1, progress=False, item_timeout=None, job=jobs.quick_job)
+    assert (whole["skipped"], whole["rendered"]) == (len(test_items), len(items) - len(test_items))
+
+
+def test_an_unknown_split_is_refused_before_anything_is_written(tmp_path):
+    with pytest.raises(ValueError, match="unknown split tset"):
+        write_dataset(tmp_path / "d", 4, seed=9, workers=1, progress=False, job=jobs.quick_job, splits=("tset",))
+    assert not (tmp_path / "d").exists()
