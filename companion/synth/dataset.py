@@ -321,8 +321,8 @@ def write_dataset(root: Path, count: int, seed: int = 0, games: tuple[str, ...] 
         else:
             processes = _run_workers(pending, workers, job, args, item_timeout, done, failed, stop_at)
     elapsed = time.monotonic() - started
-    splits = {s: sum(1 for it in items if it.split == s) for s in SPLITS}
+    split_sizes = {s: sum(1 for it in items if it.split == s) for s in SPLITS}
     return {"root": str(root), "items": count, "rendered": rendered,
             "skipped": sum(it.split in splits for it in items) - len(pending), "left": len(pending) - rendered - len(failures),
             "failed": failures, "worker_processes": processes,
-            "labelled_objects": objects, "seconds": round(elapsed, 2), "splits": splits}
+            "labelled_objects": objects, "seconds": round(elapsed, 2), "splits": split_sizes}
