@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Detector latency on this machine: median ms per frame, PyTorch weights vs the exported copy.
 
-    python scripts/bench_detector.py [--model models/pieces.pt] [--exported models/pieces_openvino_model]
+    python scripts/bench_detector.py [--model models/pieces.pt] [--exported models/pieces_openvino_model ...]
                                      [--images datasets/pieces-v1/images/test] [--frames 60] [--json OUT]
                                      [--imgsz 416 640]
 
-Each input size is timed: 416 is the detector's own, 640 its close look at small pieces; each
+The exported copies are by default the float one and, where it exists, the INT8 one
+(`scripts/export_detector.py --int8`). Each input size is timed: 416 is the detector's own, 640 its close look at small pieces; each
 with the two looks the companion takes (the frame and its mirror image, merged) and with one.
 
 Frames are the given images, or by default the bundled demo's 1280x720 frames.
@@ -55,14 +56,15 @@ def time_detector(weights: Path, frames: list, imgsz: int, mirror_look: bool) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=Path("models/pieces.pt"))
-    parser.add_argument("--exported", type=Path, default=Path("models/pieces_openvino_model"))
+    parser.add_argument("--exported", type=Path, nargs="+",
+                        default=[Path("models/pieces_openvino_model"), Path("models/pieces_int8_openvino_model")])
     parser.add_argument("--images", type=Path)
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--imgsz", type=int, nargs="+", default=[models.DETECTOR_IMGSZ, models.DETECTOR_CLOSE_IMGSZ])
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     frames = frames_from(args.images, args.frames)
-    results = [time_detector(w, frames, size, twice) for size in args.imgsz for w in (args.model, args.exported)
+    results = [time_detector(w, frames, size, twice) for size in args.imgsz for w in (args.model, *args.exported)
                if w.exists() for twice in (True, False)]
     for r in results:
         print(f"{r['weights']:40} imgsz {r['imgsz']}, {r['looks']} look(s): median {r['median_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms "

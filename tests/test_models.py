@@ -80,6 +80,27 @@ def test_the_exported_copy_finds_what_the_pytorch_weights_find(frames):
     assert confident >= 20 and same_class >= 0.95 * confident, (same_class, confident)
 
 
+def test_the_int8_copy_finds_what_the_float_copy_finds(frames):
+    if not (models.DETECTOR_INT8 / "metadata.yaml").exists():
+        pytest.skip("no INT8 detector in models/")
+    from companion.vision.detect import Detector, DetectorConfig
+
+    float_copy = Detector(DetectorConfig(weights=models.DETECTOR_EXPORTED, imgsz=models.DETECTOR_IMGSZ, confidence=0.3))
+    int8_copy = Detector(DetectorConfig(weights=models.DETECTOR_INT8, imgsz=models.DETECTOR_IMGSZ, confidence=0.3))
+    confident = twinned = same_class = 0
+    for frame in frames:
+        for a, b in ((float_copy.detect(frame), int8_copy.detect(frame)), (float_copy.closely(frame), int8_copy.closely(frame))):
+            for d in [d for d in a if d.confidence > 0.5]:
+                twins = [e for e in b if box_iou(d.box, e.box) > 0.75]
+                confident += 1
+                twinned += bool(twins)
+                same_class += any(e.class_name == d.class_name for e in twins)
+    # Coarser arithmetic moves scores and boxes a little, and can tip a piece between two sizes:
+    # nearly every sure detection keeps its twin, and nearly every twin its class.
+    assert confident >= 20 and twinned >= 0.95 * confident and same_class >= 0.9 * confident, \
+        (same_class, twinned, confident)
+
+
 def test_companion_eval_reports_the_referee_figures_on_a_small_rendered_split(tmp_path, capsys):
     pytest.importorskip("moderngl")
     from companion.cli import main
