@@ -70,6 +70,73 @@ def training_facts(run: Path) -> dict:
             "last_epoch": {k.strip(): v.strip() for k, v in rows[-1].items()}}
 
 
+EXPORT_KEYS = ("recall_colour_and_size", "precision_colour_and_size", "size_accuracy_matched",
+               "direction_snapped_accuracy", "false_detections_per_image")
+
+
+def _commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
+def cpu_description() -> str:
+    """The processor and the vector extensions OpenVINO's speed depends on (INT8 gains most with VNNI)."""
+    flags: set[str] = set()
+    name = "an unknown processor"
+    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []:
+        if line.startswith("model name") and name == "an unknown processor":
+            name = line.split(":", 1)[1].strip()
+        elif line.startswith("flags") and not flags:
+            flags = set(line.split(":", 1)[1].split())
+    wanted = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
+    return f"{name} ({', '.join(f for f in wanted if f in flags) or 'no AVX2'})"
+
+
+def detector_latency(dataset: Path) -> list[dict]:
+    """bench_detector's table on the test split's pictures: the weights and every exported copy."""
+    bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images", str(dataset / "images" / "test"),
+                            "--frames", "60", "--json", "/dev/stdout"], capture_output=True, text=True, check=True).stdout
+    return json.loads(bench[bench.index("["):])
+
+
+def export_figures(dataset: Path, limit: int | None) -> dict:
+    """The test split's figures with each exported copy in place of the PyTorch weights (the copy the
+    companion runs is `models.detector_for_inference()`)."""
+    colour = ColourClassifier(models.COLOUR_WEIGHTS) if models.COLOUR_WEIGHTS.exists() else None
+    size_of = SizeClassifier(models.SIZE_WEIGHTS) if models.SIZE_WEIGHTS.exists() else None
+    out = {}
+    for copy in (models.DETECTOR_EXPORTED, models.DETECTOR_INT8):
+        if (copy / "metadata.yaml").exists():
+            detector = Detector(DetectorConfig(weights=copy, imgsz=models.DETECTOR_IMGSZ), colour, size_of)
+            figures = evaluate(detector, dataset, "test", limit, look="board")["all"]
+            out[copy.name] = {k: figures[k] for k in ("images", *EXPORT_KEYS)}
+    return out
+
+
+def latency_machine(facts: dict) -> str:
+    cpu = facts.get("latency_cpu")
+    return f", on {cpu}" if cpu else ""
+
+
+def exports_section(facts: dict, args: argparse.Namespace) -> str:
+    exports = facts.get("exports")
+    if not exports:
+        return ""
+    a = facts["detector"]["all"]
+    rows = f"| `{models.DETECTOR_WEIGHTS.name}` (the figures above) | " + " | ".join(str(a[k]) for k in EXPORT_KEYS) + " |\n"
+    rows += "\n".join(f"| `{name}/` | " + " | ".join(str(figures[k]) for k in EXPORT_KEYS) + " |"
+                      for name, figures in exports.items())
+    when = facts.get("exports_measured") or {"date": facts["date"], "commit": facts["commit"]}
+    return f"""## The exported copies
+What the companion runs is an exported copy: `{models.DETECTOR_INT8.name}/` (the same model quantized to
+8-bit integers by `scripts/export_detector.py --int8`) where it exists, else `{models.DETECTOR_EXPORTED.name}/`.
+Each in place of the PyTorch weights on the same test split (`companion eval {args.dataset} --split test
+--model models/COPY`; measured on {when['date']} at commit {when['commit']}, `scripts/model_card.py ... --exports-only`):
+
+| weights | """ + " | ".join(k.replace("_", " ") for k in EXPORT_KEYS) + " |\n|---|" + "---|" * len(EXPORT_KEYS) + f"""
+{rows}
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, required=True, help="full renders (scripts/synth dataset)")
@@ -94,7 +161,20 @@ def main() -> None:
     parser.add_argument("--render-only", action="store_true",
                         help="write the card again from the figures in --json, measuring nothing (after the card's "
                              "prose changed; pass the arguments the measuring run had)")
+    parser.add_argument("--exports-only", action="store_true",
+                        help="measure only the exported copies (their figures on the test split and the latency "
+                             "table), keep every other figure of --json, and write the card again")
     args = parser.parse_args()
+    if args.exports_only:
+        facts = json.loads(args.json.read_text())
+        facts["exports"] = export_figures(args.dataset, args.limit)
+        facts["latency"] = detector_latency(args.dataset)
+        facts["latency_cpu"] = cpu_description()
+        facts["exports_measured"] = {"date": datetime.date.today().isoformat(), "commit": _commit()}
+        args.json.write_text(json.dumps(facts, indent=2) + "\n")
+        args.out.write_text(render(facts, args))
+        print(json.dumps(facts["exports"], indent=2))
+        return
     if args.render_only:
         args.out.write_text(render(json.loads(args.json.read_text()), args))
         return
@@ -116,17 +196,15 @@ def main() -> None:
     colours = crop_accuracy(colour, test_crops) if colour and test_crops.exists() else None
     sizes = (crop_accuracy(size_of, args.size_crops, lambda size: size.letter)
              if size_of and args.size_crops.exists() else None)
-    bench = subprocess.run([sys.executable, "scripts/bench_detector.py", "--images",
-                            str(args.dataset / "images" / "test"), "--frames", "60", "--json", "/dev/stdout"],
-                           capture_output=True, text=True, check=True).stdout
-    latency = json.loads(bench[bench.index("["):])
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    facts = {"date": datetime.date.today().isoformat(), "commit": commit, "detector": report, "close_up": closeup,
+    latency = detector_latency(args.dataset)
+    latency_cpu = cpu_description()
+    exports = export_figures(args.dataset, args.limit)
+    facts = {"date": datetime.date.today().isoformat(), "commit": _commit(), "detector": report, "close_up": closeup,
              "detector_sizes_unchecked": unchecked, "without_size_classifier": unread,
              "size_classifier": sizes,
              "size_training": training_facts(args.size_run) if (args.size_run / "results.csv").exists() else None,
              "referee_framing": referee, "webcam": webcam,
-             "colour_classifier": colours, "latency": latency,
+             "colour_classifier": colours, "latency": latency, "latency_cpu": latency_cpu, "exports": exports,
              "training": training_facts(args.run) if (args.run / "results.csv").exists() else None,
              "colour_training": training_facts(args.colour_run) if (args.colour_run / "results.csv").exists() else None}
     # A run folder is not kept between sessions; for the same weights the last card's facts still hold.
@@ -194,7 +272,9 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
 ## Models
 - `pieces.pt`: YOLO11n-pose trained from scratch (no pretrained weights), class scheme `size-pose`:
   6 pyramid classes (S/M/L x upright/lying) + pawn, bead, d6, d8; keypoints apex and contact.
-  `pieces_openvino_model/` is the same model exported for fast CPU inference (used at run time).
+  `pieces_openvino_model/` is the same model exported for fast CPU inference, and
+  `pieces_int8_openvino_model/` the same again quantized to 8-bit integers (used at run time since
+  session 31; its figures beside the others' below).
   It looks at the located board's region (the board outline plus a fifth of its size around it),
   not the whole frame, and on a bare table first at the whole frame, then again where the pieces
   are (`companion/vision/region.py`): two to three times the pixels per piece at the same cost.
@@ -399,6 +479,7 @@ include the pieces of towers, whose colours and sizes are read worse).
 
 {table}
 {webcam_section(facts, args)}
+{exports_section(facts, args)}
 ## Goals (issue 8) and where this model stands
 Recall and precision >= 99% with colour and size right, direction right for >= 99.5% of lying pieces:
 {goal_verdict} (recall {a['recall_colour_and_size']}, precision {a['precision_colour_and_size']}, direction
@@ -408,6 +489,8 @@ for longer training (`--model models/pieces.pt`). A hidden set of real photograp
 too; nothing here has been measured on real photos (the close-up views are the nearest stand-in).
 
 ## Latency (this machine, 2 cores, `scripts/bench_detector.py`)
+Measured on {(facts.get("exports_measured") or facts)["date"]} at commit {(facts.get("exports_measured") or facts)["commit"]}{latency_machine(facts)}.
+
 | weights | imgsz | looks | median ms/frame | p90 ms |
 |---|---|---|---|---|
 {lat}
