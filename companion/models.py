@@ -32,7 +32,7 @@ def detector_for_inference() -> Path:
 
     Session 31, on the test split (`companion eval datasets/pieces-hd --split test --model M`): the
     INT8 copy finds what the PyTorch weights find (recall / precision with colour and size right
-    0.8962 / 0.9257 against 0.8965 / 0.9215) with a third less time for the close look's two looks
+    0.8962 / 0.9257 against 0.8965 / 0.9215) with about a quarter less time for the close look's two looks (271 -> 194 ms on an AVX2-only machine)
     (docs/training.md, "The INT8 copy")."""
     for exported in (DETECTOR_INT8, DETECTOR_EXPORTED):
         if (exported / "metadata.yaml").exists():

@@ -98,11 +98,15 @@ def detector_latency(dataset: Path) -> list[dict]:
     return json.loads(bench[bench.index("["):])
 
 
-def export_figures(dataset: Path, limit: int | None) -> dict:
-    """The test split's figures with each exported copy in place of the PyTorch weights (the copy the
-    companion runs is `models.detector_for_inference()`)."""
+def shipped_classifiers() -> tuple[ColourClassifier | None, SizeClassifier | None]:
     colour = ColourClassifier(models.COLOUR_WEIGHTS) if models.COLOUR_WEIGHTS.exists() else None
     size_of = SizeClassifier(models.SIZE_WEIGHTS) if models.SIZE_WEIGHTS.exists() else None
+    return colour, size_of
+
+
+def export_figures(dataset: Path, limit: int | None, colour, size_of) -> dict:
+    """The test split's figures with each exported copy in place of the PyTorch weights (the copy the
+    companion runs is `models.detector_for_inference()`)."""
     out = {}
     for copy in (models.DETECTOR_EXPORTED, models.DETECTOR_INT8):
         if (copy / "metadata.yaml").exists():
@@ -167,7 +171,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.exports_only:
         facts = json.loads(args.json.read_text())
-        facts["exports"] = export_figures(args.dataset, args.limit)
+        facts["exports"] = export_figures(args.dataset, args.limit, *shipped_classifiers())
         facts["latency"] = detector_latency(args.dataset)
         facts["latency_cpu"] = cpu_description()
         facts["exports_measured"] = {"date": datetime.date.today().isoformat(), "commit": _commit()}
@@ -179,8 +183,7 @@ def main() -> None:
         args.out.write_text(render(json.loads(args.json.read_text()), args))
         return
 
-    colour = ColourClassifier(models.COLOUR_WEIGHTS) if models.COLOUR_WEIGHTS.exists() else None
-    size_of = SizeClassifier(models.SIZE_WEIGHTS) if models.SIZE_WEIGHTS.exists() else None
+    colour, size_of = shipped_classifiers()
     config = DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ)
     detector = Detector(config, colour, size_of)
     report = evaluate(detector, args.dataset, "test", args.limit, look="board")
@@ -198,7 +201,7 @@ def main() -> None:
              if size_of and args.size_crops.exists() else None)
     latency = detector_latency(args.dataset)
     latency_cpu = cpu_description()
-    exports = export_figures(args.dataset, args.limit)
+    exports = export_figures(args.dataset, args.limit, colour, size_of)
     facts = {"date": datetime.date.today().isoformat(), "commit": _commit(), "detector": report, "close_up": closeup,
              "detector_sizes_unchecked": unchecked, "without_size_classifier": unread,
              "size_classifier": sizes,

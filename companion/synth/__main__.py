@@ -23,11 +23,12 @@ def cmd_dataset(args) -> int:
 
     games = tuple(args.games.split(",")) if args.games else None
     kwargs = {"games": games} if games else {}
+    if args.splits:
+        kwargs["splits"] = tuple(args.splits.split(","))
     summary = write_dataset(args.out, args.count, seed=args.seed, width=args.size[0], height=args.size[1],
                             workers=args.workers, scheme=get_scheme(args.scheme), progress=not args.quiet,
                             item_timeout=args.item_timeout or None, referee_share=args.referee_share,
-                            seconds=args.seconds, **kwargs,
-                            **({"splits": tuple(args.splits.split(","))} if args.splits else {}))
+                            seconds=args.seconds, **kwargs)
     print(json.dumps(summary))
     return 0
 
