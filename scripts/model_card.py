@@ -131,8 +131,12 @@ def exports_section(facts: dict, args: argparse.Namespace) -> str:
                       for name, figures in exports.items())
     when = facts.get("exports_measured") or {"date": facts["date"], "commit": facts["commit"]}
     return f"""## The exported copies
-What the companion runs is an exported copy: `{models.DETECTOR_INT8.name}/` (the same model quantized to
-8-bit integers by `scripts/export_detector.py --int8`) where it exists, else `{models.DETECTOR_EXPORTED.name}/`.
+What the companion runs is the float copy `{models.DETECTOR_EXPORTED.name}/` (the INT8 copy
+`{models.DETECTOR_INT8.name}/`, quantized by `scripts/export_detector.py --int8`, was the default in sessions 31
+and 32 and reads fewer of the games' moves right end to end: docs/training.md, "The INT8 copy").
+Where the processor has AVX512-BF16, OpenVINO runs the float copy in bfloat16 by default, so its figures can
+differ from the weights' by a few pieces (session 33: 0.8948 / 0.921 against 0.8965 / 0.9215; forced to f32 it
+ran the close look's two looks in 35.5 ms against 22.5).
 Each in place of the PyTorch weights on the same test split (`companion eval {args.dataset} --split test
 --model models/COPY`; measured on {when['date']} at commit {when['commit']}, `scripts/model_card.py ... --exports-only`):
 
@@ -276,8 +280,8 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
 - `pieces.pt`: YOLO11n-pose trained from scratch (no pretrained weights), class scheme `size-pose`:
   6 pyramid classes (S/M/L x upright/lying) + pawn, bead, d6, d8; keypoints apex and contact.
   `pieces_openvino_model/` is the same model exported for fast CPU inference, and
-  `pieces_int8_openvino_model/` the same again quantized to 8-bit integers (used at run time since
-  session 31; its figures beside the others' below).
+  `pieces_int8_openvino_model/` the same again quantized to 8-bit integers (the default in sessions
+  31-32, kept for `--model`; its figures beside the others' below).
   It looks at the located board's region (the board outline plus a fifth of its size around it),
   not the whole frame, and on a bare table first at the whole frame, then again where the pieces
   are (`companion/vision/region.py`): two to three times the pixels per piece at the same cost.
