@@ -31,11 +31,8 @@ def detector_for_inference() -> Path:
     """The float OpenVINO copy when it exists, else the PyTorch weights.
 
     The INT8 copy (`DETECTOR_INT8`, session 31) stays shipped for `--model`, but is not the default:
-    measured end to end, the float copy reads more of the games right (the demo's record 180 against
-    178 of 188 actions in session 33, 182 against 179 in session 32; Zamboni Wars' video 4 of 4
-    against 3 of 4 in both), while on a processor with AVX512-BF16 and VNNI, where OpenVINO runs the
-    float copy in bfloat16, INT8 saves only 14 % of the close look's two looks (22.5 -> 19.3 ms);
-    docs/training.md, "The INT8 copy"."""
+    end to end it reads fewer of the games' moves right (the demo, Zamboni Wars' video), and where
+    OpenVINO runs the float copy in bfloat16 it saves little time (docs/training.md, "The INT8 copy")."""
     if (DETECTOR_EXPORTED / "metadata.yaml").exists():
         return DETECTOR_EXPORTED
     return DETECTOR_WEIGHTS

@@ -134,9 +134,8 @@ def exports_section(facts: dict, args: argparse.Namespace) -> str:
 What the companion runs is the float copy `{models.DETECTOR_EXPORTED.name}/` (the INT8 copy
 `{models.DETECTOR_INT8.name}/`, quantized by `scripts/export_detector.py --int8`, was the default in sessions 31
 and 32 and reads fewer of the games' moves right end to end: docs/training.md, "The INT8 copy").
-Where the processor has AVX512-BF16, OpenVINO runs the float copy in bfloat16 by default, so its figures can
-differ from the weights' by a few pieces (session 33: 0.8948 / 0.921 against 0.8965 / 0.9215; forced to f32 it
-ran the close look's two looks in 35.5 ms against 22.5).
+Where the processor has AVX512-BF16, OpenVINO runs the float copy in bfloat16 by default, so its figures below
+can differ from the weights' by a few pieces (docs/training.md, "The INT8 copy").
 Each in place of the PyTorch weights on the same test split (`companion eval {args.dataset} --split test
 --model models/COPY`; measured on {when['date']} at commit {when['commit']}, `scripts/model_card.py ... --exports-only`):
 
