@@ -1,7 +1,8 @@
 """Triangle meshes of the pieces, tokens and distractors, in local coordinates (base on z=0).
 
 Each vertex row is (x, y, z, nx, ny, nz, u, v, code): (u, v) are millimetres on the face for
-decals, and `code` says which decal the face carries (1-3: pyramid pips; 11-16: a d6 face value).
+decals, and `code` says which decal the face carries (1-3: pyramid pips; 11-16: a d6 face value;
+21-28: a d8 face's number).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import numpy as np
 
 from companion.pieces import HEIGHT_MM, Size
 from companion import geometry as geo
-from companion.synth.scene import BEAD_DIAMETER_MM, BEAD_HEIGHT_MM, D6_MM, D8_MM, PAWN_BASE_MM, PAWN_HEIGHT_MM
+from companion.synth.scene import (BEAD_DIAMETER_MM, BEAD_HEIGHT_MM, D6_MM, D8_FACE_VALUES, D8_MM, PAWN_BASE_MM,
+                                   PAWN_HEIGHT_MM, d8_rest_turn)
 
 FLOATS_PER_VERTEX = 9
 
@@ -120,28 +122,30 @@ def d6() -> np.ndarray:
 
 @cache
 def d8() -> np.ndarray:
-    """A regular octahedron resting on a face."""
+    """A regular octahedron resting on a face (8 on top), each face carrying its number (codes 21-28).
+
+    A face's (u, v) are millimetres from its middle, v pointing to its first corner: the
+    number's top points at a corner and its foot lies along the opposite edge, as on dice sold."""
     r = D8_MM / 2
     verts = np.array([[r, 0, 0], [-r, 0, 0], [0, r, 0], [0, -r, 0], [0, 0, r], [0, 0, -r]], float)
-    # Turn the face with normal (1, 1, 1) to face straight down.
-    n = np.array([1, 1, 1.0]) / math.sqrt(3)
-    target = np.array([0, 0, -1.0])
-    axis = np.cross(n, target)
-    angle = math.acos(float(np.dot(n, target)))
-    axis /= np.linalg.norm(axis)
-    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    rot = np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
-    verts = verts @ rot.T
+    verts = verts @ d8_rest_turn().T
     verts[:, 2] -= verts[:, 2].min()
+    middle = verts.mean(axis=0)
     rows = []
     for sx in (0, 1):
         for sy in (2, 3):
             for sz in (4, 5):
                 a, b, c = verts[sx], verts[sy], verts[sz]
                 centre = (a + b + c) / 3
-                if np.dot(np.cross(b - a, c - a), centre - verts.mean(axis=0)) < 0:
+                normal = np.cross(b - a, c - a)
+                if np.dot(normal, centre - middle) < 0:
                     b, c = c, b
-                rows += _flat_triangle(a, b, c)
+                    normal = -normal
+                up = (a - centre) / np.linalg.norm(a - centre)
+                right = np.cross(up, normal / np.linalg.norm(normal))
+                uv = tuple((float(np.dot(p - centre, right)), float(np.dot(p - centre, up))) for p in (a, b, c))
+                signs = (1 if sx == 0 else -1, 1 if sy == 2 else -1, 1 if sz == 4 else -1)
+                rows += _flat_triangle(a, b, c, uv, 20 + D8_FACE_VALUES[signs])
     return np.array(rows, dtype=np.float32)
 
 

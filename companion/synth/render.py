@@ -21,7 +21,7 @@ from companion.synth import meshes
 from companion.boards.coasters import QUADRANTS
 from companion.pieces import CARDINALS
 from companion.synth.boards import HexBoard
-from companion.synth.scene import BEAD, COIN, PYRAMID, Scene, SceneObject
+from companion.synth.scene import BEAD, COIN, D8, PYRAMID, Scene, SceneObject
 
 # Base colours of the plastics (sRGB-ish, 0-1); opaque ones are black and white.
 PLASTIC = {
@@ -30,6 +30,33 @@ PLASTIC = {
     Colour.CLEAR: (0.9, 0.93, 0.95), Colour.ORANGE: (1.0, 0.42, 0.03), Colour.CYAN: (0.02, 0.7, 0.85),
     Colour.WHITE: (0.92, 0.92, 0.9),
 }
+
+# A d8's numbers: the atlas holds 1-8 in a row per lettering style (Hershey fonts drawn by OpenCV,
+# so nothing is downloaded), each cell NUMERAL_CELL_MM wide on the face, the number 5.4 mm tall
+# (a face's inscribed circle has a radius of 3.7 mm on an 18 mm die).
+NUMERAL_CELL_MM = 8.0
+NUMERAL_STYLES = ((cv2.FONT_HERSHEY_SIMPLEX, 5), (cv2.FONT_HERSHEY_DUPLEX, 4),
+                  (cv2.FONT_HERSHEY_COMPLEX, 4), (cv2.FONT_HERSHEY_TRIPLEX, 5))
+_NUMERAL_CELL_PX = 64
+
+
+def numeral_glyph(value: int, font: int, thickness: int, cell_px: int = _NUMERAL_CELL_PX,
+                  height_share: float = 5.4 / NUMERAL_CELL_MM) -> np.ndarray:
+    """`value` drawn white on black, centred in a square cell, `height_share` of the cell tall (uint8)."""
+    text = str(value)
+    (w, h), _ = cv2.getTextSize(text, font, 1.0, thickness)
+    scale = height_share * cell_px / h
+    (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
+    cell = np.zeros((cell_px, cell_px), np.uint8)
+    cv2.putText(cell, text, ((cell_px - w) // 2, (cell_px + h) // 2), font, scale, 255, thickness, cv2.LINE_AA)
+    return cell
+
+
+def numeral_atlas() -> np.ndarray:
+    """Rows of styles, columns 1-8 (RGB uint8, ink white)."""
+    rows = [np.hstack([numeral_glyph(v, font, thick) for v in range(1, 9)]) for font, thick in NUMERAL_STYLES]
+    return np.repeat(np.vstack(rows)[..., None], 3, axis=2)
+
 
 _VERTEX = """
 #version 330
@@ -54,6 +81,8 @@ uniform sampler2D u_tex; uniform int u_use_tex; uniform vec4 u_tex_xform;
 uniform sampler2D u_shadow_opaque; uniform sampler2D u_shadow_depth; uniform sampler2D u_shadow_colour;
 uniform vec3 u_light_dir; uniform vec3 u_light_col; uniform float u_ambient; uniform vec3 u_eye; uniform float u_soft;
 uniform float u_half_base; uniform float u_slant; uniform float u_shininess; uniform float u_spec;
+uniform sampler2D u_numerals; uniform int u_numeral_style;
+const float NUMERAL_CELL_MM = @CELL@; const float NUMERAL_STYLES = @STYLES@;
 in vec3 v_world; in vec3 v_normal; in vec3 v_face; in vec4 v_light;
 out vec4 f_colour;
 
@@ -125,6 +154,14 @@ void main() {
         }
     } else if (code >= 11 && code <= 16) {
         if (d6_pip(v_face.xy, code - 10)) base = (dot(base, vec3(0.33)) > 0.45) ? vec3(0.05) : vec3(0.95);
+    } else if (code >= 21 && code <= 28) {
+        // A d8's number: one cell of the numeral atlas spans NUMERAL_CELL_MM round the face's middle.
+        vec2 g = v_face.xy / NUMERAL_CELL_MM + 0.5;
+        if (all(greaterThan(g, vec2(0.0))) && all(lessThan(g, vec2(1.0)))) {
+            vec2 at = vec2((float(code - 21) + g.x) / 8.0, (float(u_numeral_style) + 1.0 - g.y) / NUMERAL_STYLES);
+            float ink = texture(u_numerals, at).r;
+            base = mix(base, (dot(base, vec3(0.33)) > 0.45) ? vec3(0.05) : vec3(0.95), ink);
+        }
     }
     vec3 lit = u_light_col * sh;
     vec3 colour;
@@ -139,7 +176,7 @@ void main() {
     }
     f_colour = vec4(colour, alpha);
 }
-"""
+""".replace("@CELL@", f"{NUMERAL_CELL_MM:.1f}").replace("@STYLES@", f"{len(NUMERAL_STYLES):.1f}")
 
 _SHADOW_VERTEX = """
 #version 330
@@ -350,6 +387,8 @@ class Renderer:
         self.prog["u_shadow_depth"] = 2
         self.prog["u_shadow_colour"] = 3
         self.prog["u_tex"] = 0
+        self.prog["u_numerals"] = 4
+        self._numerals = None
         self._vaos: dict = {}
         self._tables: dict = {}
         self._boards: dict = {}
@@ -475,6 +514,9 @@ class Renderer:
         self.shadow_opaque.use(1)
         self.shadow_depth.use(2)
         self.shadow_colour.use(3)
+        if self._numerals is None:
+            self._numerals = self._texture({}, "numerals", numeral_atlas)
+        self._numerals.use(4)
         centre = scene.board.centre if scene.board is not None else (0.0, 0.0)
         for name, board in surfaces:
             if name == "table":
@@ -555,6 +597,9 @@ class Renderer:
             p["u_shininess"].value = 90.0
             p["u_spec"].value = 0.9
         else:
+            if obj.kind == D8:
+                # The lettering differs from die to die; drawn from its place, as a d6's face is.
+                p["u_numeral_style"].value = int(abs(obj.pose[0, 3] * 7 + obj.pose[1, 3] * 13)) % len(NUMERAL_STYLES)
             p["u_shininess"].value = 60.0 if obj.kind in (COIN, BEAD) else 25.0
             p["u_spec"].value = 0.8 if obj.kind in (COIN, BEAD) else 0.3
         self._object_vaos(obj)[0].render()

@@ -58,7 +58,7 @@ class SceneObject:
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     translucent: bool = False
-    value: int | None = None  # a six-sided die's top face (its pose turns that face up)
+    value: int | None = None  # a d6's or d8's top face (its pose turns that face up)
 
     @property
     def matrix(self) -> np.ndarray:
@@ -125,6 +125,54 @@ def d6_face_up(value: int, side_mm: float = D6_MM) -> np.ndarray:
         turn = rotation(np.radians(degrees)) @ turn
     middle = side_mm / 2
     return geo.translation(0, 0, middle) @ turn @ geo.translation(0, 0, -middle)
+
+
+# A d8 is a regular octahedron; a face is named by the signs of its normal (x, y, z) in the
+# octahedron's own frame, whose vertices lie on the axes. Opposite faces sum to nine, as on dice sold.
+D8_FACE_VALUES = {(1, 1, 1): 1, (-1, -1, -1): 8, (1, 1, -1): 2, (-1, -1, 1): 7,
+                  (1, -1, 1): 3, (-1, 1, -1): 6, (-1, 1, 1): 4, (1, -1, -1): 5}
+
+
+def d8_rest_turn() -> np.ndarray:
+    """The 3x3 turn from the octahedron's own frame to the mesh's, which rests on face (+, +, +)."""
+    n = np.array([1.0, 1.0, 1.0]) / np.sqrt(3)
+    down = np.array([0.0, 0.0, -1.0])
+    axis = np.cross(n, down)
+    axis /= np.linalg.norm(axis)
+    angle = np.arccos(float(np.dot(n, down)))
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
+
+
+def _octahedral_turns() -> list[np.ndarray]:
+    """The 24 turns that map the octahedron onto itself: signed permutation matrices of determinant 1."""
+    from itertools import permutations, product
+
+    turns = []
+    for order in permutations(range(3)):
+        for signs in product((1, -1), repeat=3):
+            m = np.zeros((3, 3))
+            for row, (col, sign) in enumerate(zip(order, signs)):
+                m[row, col] = sign
+            if np.linalg.det(m) > 0:
+                turns.append(m)
+    return turns
+
+
+def d8_face_up(value: int, height_mm: float) -> np.ndarray:
+    """The 4x4 turn of a d8 (resting on z = 0, `height_mm` tall) that shows `value` on top, about its middle.
+
+    At rest the mesh shows 8 (face (-, -, -)); a symmetry of the octahedron that carries face
+    `value` there keeps the solid where it was and only moves the numbers."""
+    faces = {v: np.array(s, float) for s, v in D8_FACE_VALUES.items()}
+    if value not in faces:
+        raise ValueError(f"a d8 shows 1 to 8, not {value}")
+    turn = next(t for t in _octahedral_turns() if np.allclose(t @ faces[value], faces[8]))
+    rest = d8_rest_turn()
+    m = np.eye(4)
+    m[:3, :3] = rest @ turn @ rest.T
+    middle = height_mm / 2
+    return geo.translation(0, 0, middle) @ m @ geo.translation(0, 0, -middle)
 
 
 @dataclass

@@ -18,8 +18,8 @@ from companion import geometry as geo
 from companion.boards.hexgrid import HEX_DIRECTIONS
 from companion.synth.boards import HexBoard, SquareBoard, coasters_board
 from companion.synth.camera import webcam
-from companion.synth.scene import (BEAD, CARD, COIN, D6, D6_MM, D8, HAND, PAWN, PYRAMID, Look, Scene, SceneObject,
-                                   d6_face_up)
+from companion.synth.scene import (BEAD, CARD, COIN, D6, D6_MM, D8, HAND, PAWN, PYRAMID, TOKEN_HEIGHT_MM, Look, Scene,
+                                   SceneObject, d6_face_up, d8_face_up)
 
 ALL_COLOURS = tuple(Colour)
 TABLE_KINDS = ("wood", "cloth", "plain", "dark", "white")
@@ -106,13 +106,14 @@ class _Builder:
 
     def token(self, kind: str, x: float, y: float, z: float, tint, yaw: float | None = None,
               scale: float = 1.0, translucent: bool = False, value: int | None = None, **truth) -> SceneObject:
-        """A token standing at (x, y, z); a d6 shows `value`, or a face drawn from its own place."""
+        """A token standing at (x, y, z); a d6 or d8 shows `value`, or a face drawn from its own place."""
         yaw = self.rng.uniform(0, 360) if yaw is None else yaw
         pose = geo.upright_pose(x, y, z, yaw)
-        if kind == D6:
+        if kind in (D6, D8):
             # Drawn apart from the scene's generator, so that a seed still gives the scene it always gave.
-            value = value or int(np.random.default_rng([round(abs(x) * 10), round(abs(y) * 10)]).integers(1, 7))
-            pose = pose @ d6_face_up(value, D6_MM * scale)
+            faces = 6 if kind == D6 else 8
+            value = value or int(np.random.default_rng([round(abs(x) * 10), round(abs(y) * 10)]).integers(1, faces + 1))
+            pose = pose @ (d6_face_up(value, D6_MM * scale) if kind == D6 else d8_face_up(value, TOKEN_HEIGHT_MM[D8] * scale))
         return self.add(SceneObject(kind, pose, tint=tuple(float(c) for c in tint), scale=(scale, scale, scale),
                                     translucent=translucent, value=value, **truth))
 
@@ -503,9 +504,13 @@ def space_arena(seed: int, rng: np.random.Generator, width: int, height: int) ->
             order.remove((ff, rr))
             dx, dy = board.cell_centre(ff, rr)
             dname = board.cell_name(ff, rr)
-            b.token(D8, dx + rng.normal(0, 3), dy + rng.normal(0, 3), z,
-                    _jitter(rng, TOKEN_COLOURS[int(rng.integers(len(TOKEN_COLOURS)))]), cell=dname,
-                    owner=f"P{p + 1}", scale=rng.uniform(0.9, 1.15))
+            die = b.token(D8, dx + rng.normal(0, 3), dy + rng.normal(0, 3), z,
+                          _jitter(rng, TOKEN_COLOURS[int(rng.integers(len(TOKEN_COLOURS)))]), cell=dname,
+                          owner=f"P{p + 1}", scale=rng.uniform(0.9, 1.15))
+            ship = ships[f"P{p + 1}"]
+            if ship.get("lying") and "height_die" not in ship:
+                # A ship laid down flies as high as the d8 beside it shows (the rules' other way).
+                ship.update(height=die.value, height_die=dname)
             dice.append(dname)
     for _ in range(int(rng.integers(0, 4))):  # obstacles and power-ups
         if not order:
