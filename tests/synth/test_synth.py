@@ -17,7 +17,7 @@ from companion.synth.boards import HexBoard
 from companion.synth.camera import Camera, look_at
 from companion.synth.dataset import SPLITS, plan_item, write_dataset
 from companion.synth.labels import sidecar, yolo_lines
-from companion.synth.scene import PYRAMID, Look, Scene, SceneObject
+from companion.synth.scene import D8, PYRAMID, Look, Scene, SceneObject
 from companion.synth.scenes import GAMES, sample_scene
 from companion.vision.classes import DEFAULT_SCHEME, SCHEMES, get_scheme
 
@@ -159,7 +159,13 @@ def test_the_scene_matches_its_game_state(seed):
     arena = sample_scene("space-arena", seed)
     for player, ship in arena.state["ships"].items():
         pieces = [o for o in arena.objects if o.owner == player and o.kind == PYRAMID]
-        assert len(pieces) == ship["height"] and {o.cell for o in pieces} == {ship["cell"]}
+        assert {o.cell for o in pieces} == {ship["cell"]}
+        if ship.get("lying"):
+            # A lying ship is one pyramid; its height is what the d8 beside it shows, if it has one.
+            dice = [o for o in arena.objects if o.kind == D8 and o.cell == ship.get("height_die")]
+            assert len(pieces) == 1 and ship["height"] == (dice[0].value if dice else 1)
+        else:
+            assert len(pieces) == ship["height"]
         assert {o.colour.value for o in pieces} == {ship["colour"]}
 
 
