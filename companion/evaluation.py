@@ -136,6 +136,9 @@ class Tally:
     d6_with_value: int = 0  # matched d6s whose sidecar says their top face
     d6_read: int = 0
     d6_read_right: int = 0
+    d8_with_value: int = 0  # the same for d8s and their top number
+    d8_read: int = 0
+    d8_read_right: int = 0
 
     def figures(self) -> dict[str, Any]:
         def ratio(a: int, b: int) -> float | None:
@@ -163,6 +166,8 @@ class Tally:
             "sizes_changed_to_wrong": self.sizes_changed_to_wrong,
             "d6_values_read": ratio(self.d6_read, self.d6_with_value),
             "d6_values_right_of_read": ratio(self.d6_read_right, self.d6_read),
+            "d8_values_read": ratio(self.d8_read, self.d8_with_value),
+            "d8_values_right_of_read": ratio(self.d8_read_right, self.d8_read),
         }
 
 
@@ -206,14 +211,18 @@ def score_image(truth: dict[str, Any], detections: list[Detection], tallies: lis
             if not matters:
                 continue
             ok = o["kind"] == d.kind
-            valued = ok and o["kind"] == "d6" and o.get("value") is not None
+            valued = ok and o.get("value") is not None
+            six, eight = valued and o["kind"] == "d6", valued and o["kind"] == "d8"
             for t in tallies:
                 t.token_detections += 1
                 t.token_correct += ok
                 t.tokens_found += ok
-                t.d6_with_value += valued
-                t.d6_read += valued and d.value is not None
-                t.d6_read_right += valued and d.value == o["value"]
+                t.d6_with_value += six
+                t.d6_read += six and d.value is not None
+                t.d6_read_right += six and d.value == o["value"]
+                t.d8_with_value += eight
+                t.d8_read += eight and d.value is not None
+                t.d8_read_right += eight and d.value == o["value"]
             continue
         if not matters:
             continue

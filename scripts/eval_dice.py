@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Measures the d6 pip reader (companion/vision/dice.py) on rendered scenes, apart from the detector.
+"""Measures the dice readers (companion/vision/dice.py) on rendered scenes, apart from the detector.
 
-    python scripts/eval_dice.py datasets/referee [datasets/pieces-hd ...] [--min-visible 0.8]
+    python scripts/eval_dice.py datasets/referee [datasets/pieces-hd ...] [--kind d6|d8] [--min-visible 0.8]
                                 [--min-pip-px 3] [--top-reach 0.5] [--close-reach 0.46] [--json]
 
-Each d6 of a scene with a board, at least `--min-visible` in view and with a true top value, is read
+Each die of the kind asked (d6 pips by default, d8 numbers with --kind d8) of a scene with a board,
+at least `--min-visible` in view and with a true top value, is read
 from its true box with the board's true homography, as the companion reads a detected die. Prints,
 per dataset and for all: the share of dice read at all, the share of those read right, and the share of
 all dice read right, with the dice binned by their box's larger side in pixels (pips of dice under 30 px
-can hardly be told apart). `companion eval` reports the same with the detector's boxes.
+can hardly be told apart), and the time a reading takes. `companion eval` reports the same shares with
+the detector's boxes.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.dice import DiceConfig, read_d6  # noqa: E402
+from companion.vision.dice import DiceConfig, _d8_templates, read_d6, read_d8  # noqa: E402
 from companion.vision.mapper import location_from_truth  # noqa: E402
 from companion.vision.sizing import PlaneCamera  # noqa: E402
 
@@ -37,11 +40,11 @@ def size_bin(side: float) -> str:
     return f"<{below[0]} px" if below else f">={BINS[-1]} px"
 
 
-def measure(dataset: Path, config: DiceConfig, min_visible: float) -> Counter:
+def measure(dataset: Path, config: DiceConfig, min_visible: float, kind: str = "d6") -> Counter:
     tally: Counter = Counter()
     for path in sorted((dataset / "truth").glob("*/*.json")):
         truth = json.loads(path.read_text())
-        dice = [o for o in truth["objects"] if o["kind"] == "d6" and o.get("box_px") and o.get("value")
+        dice = [o for o in truth["objects"] if o["kind"] == kind and o.get("box_px") and o.get("value")
                 and o.get("visible_fraction", 0) >= min_visible]
         if not dice or truth.get("board") is None:
             continue
@@ -54,8 +57,10 @@ def measure(dataset: Path, config: DiceConfig, min_visible: float) -> Counter:
         if camera is None:
             continue
         for die in dice:
-            value = read_d6(gray, die["box_px"], camera, config)
             box = die["box_px"]
+            started = time.perf_counter()
+            value = read_d6(gray, box, camera, config) if kind == "d6" else read_d8(gray, box, camera)
+            tally[("all", "seconds")] += time.perf_counter() - started
             bin_ = size_bin(max(box[2] - box[0], box[3] - box[1]))
             for key in ("all", bin_):
                 tally[(key, "dice")] += 1
@@ -68,12 +73,14 @@ def summary(tally: Counter, key: str) -> dict:
     dice, read, right = tally[(key, "dice")], tally[(key, "read")], tally[(key, "right")]
     return {"dice": dice, "read": round(read / dice, 3) if dice else None,
             "right_of_read": round(right / read, 3) if read else None,
-            "right_of_all": round(right / dice, 3) if dice else None}
+            "right_of_all": round(right / dice, 3) if dice else None,
+            **({"ms_per_die": round(1000 * tally[(key, "seconds")] / dice, 2)} if key == "all" and dice else {})}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="+", type=Path)
+    parser.add_argument("--kind", choices=("d6", "d8"), default="d6")
     parser.add_argument("--min-visible", type=float, default=0.8)
     parser.add_argument("--min-pip-px", type=float, help=f"default {DiceConfig().min_pip_px}")
     parser.add_argument("--top-reach", type=float, help=f"default {DiceConfig().top_reach}")
@@ -87,13 +94,14 @@ def main() -> int:
         config = replace(config, top_reach=args.top_reach)
     if args.close_reach is not None:
         config = replace(config, close_reach=args.close_reach)
+    _d8_templates()  # built once, on the first d8 read: not counted in the time per die
     total: Counter = Counter()
     report: dict = {"config": {"min_pip_px": config.min_pip_px, "top_reach": config.top_reach,
                                "close_reach": config.close_reach}, "datasets": {}}
     for dataset in args.datasets:
         if not (dataset / "truth").is_dir():
             raise SystemExit(f"eval_dice: {dataset} has no truth/ folder (a dataset made by scripts/synth)")
-        tally = measure(dataset, config, args.min_visible)
+        tally = measure(dataset, config, args.min_visible, args.kind)
         total += tally
         report["datasets"][str(dataset)] = summary(tally, "all")
     report["all"] = summary(total, "all")
@@ -101,7 +109,9 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"min_pip_px {config.min_pip_px}, top_reach {config.top_reach}, close_reach {config.close_reach}")
+    print(f"  {report['all'].get('ms_per_die')} ms per die read (its frame already in memory)")
+    if args.kind == "d6":
+        print(f"min_pip_px {config.min_pip_px}, top_reach {config.top_reach}, close_reach {config.close_reach}")
     for name, row in [*report["datasets"].items(), ("all", report["all"]), *report["by_size"].items()]:
         print(f"  {name:28} {row['dice']:5} dice  read {row['read']}  right of read {row['right_of_read']}  "
               f"right of all {row['right_of_all']}")

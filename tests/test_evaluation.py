@@ -211,13 +211,19 @@ def test_dice_values_count_as_read_and_right_only_for_dice_whose_face_is_known()
     truth = {"game": "zamboni-wars", "camera": camera, "objects": [
         {"kind": "d6", "box_px": [10, 10, 30, 30], "visible_fraction": 1.0, "value": 4},
         {"kind": "d6", "box_px": [50, 10, 70, 30], "visible_fraction": 1.0, "value": 2},
-        {"kind": "d6", "box_px": [90, 10, 110, 30], "visible_fraction": 1.0}]}  # rendered before faces varied
+        {"kind": "d6", "box_px": [90, 10, 110, 30], "visible_fraction": 1.0},  # rendered before faces varied
+        {"kind": "d8", "box_px": [10, 50, 30, 70], "visible_fraction": 1.0, "value": 7},
+        {"kind": "d8", "box_px": [50, 50, 70, 70], "visible_fraction": 1.0, "value": 3},
+        {"kind": "d8", "box_px": [90, 50, 110, 70], "visible_fraction": 1.0, "value": 8}]}
     seen = [Detection("d6", (10, 10, 30, 30), 0.9, "d6", value=4), Detection("d6", (50, 10, 70, 30), 0.9, "d6"),
-            Detection("d6", (90, 10, 110, 30), 0.9, "d6", value=5)]
+            Detection("d6", (90, 10, 110, 30), 0.9, "d6", value=5),
+            Detection("d8", (10, 50, 30, 70), 0.9, "d8", value=7), Detection("d8", (50, 50, 70, 70), 0.9, "d8", value=5),
+            Detection("d8", (90, 50, 110, 70), 0.9, "d8")]
     tally = Tally()
     score_image(truth, seen, [tally])
     figures = tally.figures()
     assert figures["d6_values_read"] == 0.5 and figures["d6_values_right_of_read"] == 1.0
+    assert figures["d8_values_read"] == round(2 / 3, 4) and figures["d8_values_right_of_read"] == 0.5
 
 
 def test_a_webcam_effect_is_applied_to_every_picture_the_detector_sees(dataset):

@@ -18,6 +18,8 @@ from companion.vision.classes import PYRAMID, TOKENS
 
 Point = tuple[float, float]
 KINDS = (PYRAMID, *TOKENS)
+# The highest face of each kind of die whose top the companion reads.
+_DIE_FACES = {"d6": 6, "d8": 8}
 # The detector takes a keypoint as seen when the model scores its visibility above this, and as
 # surely seen (its place trusted for a direction) from KEYPOINT_SURE.
 KEYPOINT_SEEN = 0.3
@@ -41,7 +43,8 @@ class Detection:
             the middle of the base edge on the table for a lying one; None when unseen.
         keypoint_confidence: (apex, contact) visibility scores in [0, 1].
         colour_confidence: the colour classifier's score when it, not the detector's class, chose the colour.
-        value: a d6's top face when its pips were counted (companion/vision/dice.py), else None.
+        value: a die's top face when it was read (a d6's pips counted, a d8's number matched;
+            companion/vision/dice.py), else None.
         size_confidence: the size classifier's score for `size` when its reading at the board's
             scale was sure enough to stand (companion/vision/size_reader.py), else None.
     """
@@ -78,8 +81,8 @@ class Detection:
             raise ValueError(f"a {self.kind} has no colour, size or pose")
         if self.size_confidence is not None and (self.size is None or not 0.0 <= self.size_confidence <= 1.0):
             raise ValueError(f"size_confidence {self.size_confidence} needs a size and must lie in [0, 1]")
-        if self.value is not None and (self.kind != "d6" or not 1 <= self.value <= 6):
-            raise ValueError(f"only a d6 shows a value of 1-6, not a {self.kind} showing {self.value}")
+        if self.value is not None and not 1 <= self.value <= _DIE_FACES.get(self.kind, 0):
+            raise ValueError(f"only a die shows a value (a d6 1-6, a d8 1-8), not a {self.kind} showing {self.value}")
 
     @property
     def centre(self) -> Point:

@@ -9,6 +9,12 @@ from the face's own tone (dark on a light die, light on a dark one). Pips on the
 outside that circle. A die too small in the picture for its pips to be told apart, or a count
 that is not 1-6, stays unread (None): the referee then goes without it.
 
+An eight-sided die rests on a face, so its top is a triangle parallel to the table, a die's height
+above it, with the number in its middle. That face is seen again as from straight above (the plane's
+homography lifted to the face's height) and its ink matched, at every turn, against the numbers 1-8
+drawn in two plain lettering styles; a die too small for its number to be read, or whose best match
+is weak or hardly better than another number's, stays unread.
+
 Vision code: this says what the die shows, never whether a roll was legal.
 """
 
@@ -16,7 +22,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 
 import cv2
 import numpy as np
@@ -63,26 +70,23 @@ def read_dice(frame: np.ndarray, detections: Sequence[Detection], plane_to_image
     """
     h, w = frame.shape[:2]
     camera = PlaneCamera.from_homography(plane_to_image, (w, h), focal)
-    if camera is None or not any(d.kind == "d6" for d in detections):
+    if camera is None or not any(d.kind in ("d6", "d8") for d in detections):
         return list(detections)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    return [replace(d, value=read_d6(gray, d.box, camera, config)) if d.kind == "d6" else d for d in detections]
+    readers = {"d6": lambda box: read_d6(gray, box, camera, config), "d8": lambda box: read_d8(gray, box, camera)}
+    return [replace(d, value=readers[d.kind](d.box)) if d.kind in readers else d for d in detections]
 
 
 def read_d6(gray: np.ndarray, box: Sequence[float], camera: PlaneCamera,
             config: DiceConfig = DiceConfig()) -> int | None:
     """The pips on top of the d6 whose box is `box` in `gray`, or None when they cannot be counted."""
     side = config.die_mm
-    for _ in range(2):
-        # Dice differ in size: the one whose cube fills the box as seen, found in two rounds.
-        middle = _die_middle(box, camera, side / 2)
-        if middle is None:
-            return None
-        span = _cube_span(camera, middle, side)
-        seen = math.hypot(box[2] - box[0], box[3] - box[1])
-        if span <= 0 or seen <= 0:
-            return None
-        side *= seen / span
+    fitted = _fit_to_box(box, camera, lambda scale: side * scale / 2,
+                         lambda middle, scale: _cube_box(camera, middle, side * scale))
+    if fitted is None:
+        return None
+    middle, scale = fitted
+    side *= scale
     top = np.array([middle[0], middle[1], side])
     # The top face's middle and, round it, how far a mm reaches in the picture (both ways).
     probe = camera.project(np.array([top, top + [1.0, 0, 0], top + [0, 1.0, 0]]))
@@ -119,15 +123,192 @@ def read_d6(gray: np.ndarray, box: Sequence[float], camera: PlaneCamera,
     return found if 1 <= found <= 6 else None
 
 
-def _cube_span(camera: PlaneCamera, middle: np.ndarray, side: float) -> float:
-    """The diagonal of the box a cube of `side` standing at `middle` makes in the picture (its turn
-    about the vertical taken as 22.5 degrees, between square-on and corner-on)."""
+@dataclass(frozen=True)
+class D8Config:
+    """Attributes:
+        die_mm: a d8's size from vertex to opposite vertex (game d8s are 16-20 mm).
+        number_mm: how tall its numbers are (about three quarters of the face's inscribed circle).
+        min_number_px: a number shorter than this in the picture is not read.
+        min_score: the best match's normalised correlation must reach this ...
+        margin: ... and beat the best match of any other number by this much.
+        face_reach: how far from the top face's estimated middle ink is looked for, as a share of
+            the face's inscribed circle (the middle is estimated from the box and may be a millimetre off).
+    """
+
+    die_mm: float = 18.0
+    number_mm: float = 5.4
+    min_number_px: float = 10.0
+    min_score: float = 0.45
+    margin: float = 0.04
+    face_reach: float = 0.95
+
+
+# The top face is resampled at this many pixels per millimetre of a die of `D8Config.die_mm`, so
+# that one set of templates serves dice of every size and distance.
+_D8_PX_PER_MM = 5.0
+_D8_TURNS = 24  # templates every 15 degrees: a number turned 7.5 degrees still matches well
+
+
+def read_d8(gray: np.ndarray, box: Sequence[float], camera: PlaneCamera,
+            config: D8Config = D8Config()) -> int | None:
+    """The number on top of the d8 whose box is `box` in `gray`, or None when it cannot be read."""
+    fitted = fitted_d8(box, camera, config)
+    if fitted is None:
+        return None
+    middle, scale = fitted
+    edge = config.die_mm / math.sqrt(2) * scale
+    height = edge * math.sqrt(2 / 3)
+    top = np.array([middle[0], middle[1], height])
+    probe = camera.project(np.array([top, top + [1.0, 0, 0], top + [0, 1.0, 0]]))
+    mm_px = float(np.mean([np.hypot(*(probe[k] - probe[0])) for k in (1, 2)]))
+    if config.number_mm * scale * mm_px < config.min_number_px:
+        return None
+    face = _top_face_seen_from_above(gray, camera, top, scale)
+    inradius_px = edge / (2 * math.sqrt(3)) / scale * _D8_PX_PER_MM
+    n = face.shape[0]
+    yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    inside = np.hypot(xx, yy) <= config.face_reach * inradius_px
+    tone = float(np.median(face[inside]))
+    off = face - tone
+    if (np.abs(off[inside]) > 20).sum() < 8:
+        return None  # no ink to be seen (a blank face, glare, or a face not where it was sought)
+    values, bank, side = _d8_templates()
+    scores = np.full(len(values), -1.0)
+    # Ink is dark on a light die and light on a dark one; which, the face's tone says poorly (a
+    # side face within the circle, light from behind a translucent die), so both are tried: ink of
+    # the wrong sign leaves only the strokes' rims, which match no number well.
+    for sign in (1.0, -1.0):
+        ink = np.where(inside, np.clip(sign * off, 0, None), 0).astype(np.float32)
+        scores = np.maximum(scores, _best_correlations(ink, bank, side))
+    best = {int(v): float(scores[values == v].max()) for v in np.unique(values)}
+    ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
+    (value, score), (_, runner_up) = ranked[0], ranked[1]
+    if score < config.min_score or score - runner_up < config.margin:
+        return None
+    return value
+
+
+def fitted_d8(box: Sequence[float], camera: PlaneCamera, config: D8Config = D8Config()
+              ) -> tuple[np.ndarray, float] | None:
+    """Where on the table (mm) the d8 whose box is `box` stands, and its size as a share of
+    `config.die_mm`; None when the box cannot be one seen through `camera`."""
+    standard_edge = config.die_mm / math.sqrt(2)
+    return _fit_to_box(box, camera, lambda scale: standard_edge * scale * math.sqrt(2 / 3) / 2,
+                       lambda middle, scale: _octahedron_boxes(camera, middle, standard_edge * scale))
+
+
+def _top_face_seen_from_above(gray: np.ndarray, camera: PlaneCamera, top: np.ndarray,
+                              scale: float) -> np.ndarray:
+    """A square patch of the plane of the die's top face round its middle, as seen from straight above
+    (north up, so numbers are not mirrored), `_D8_PX_PER_MM` pixels to a millimetre of a standard die."""
+    half_mm = 5.0  # the number's reach (2.7 mm) and room for the middle's estimate to be off
+    n = int(2 * half_mm * _D8_PX_PER_MM) + 1
+    mm_per_px = scale / _D8_PX_PER_MM
+    c = (n - 1) / 2
+    patch_to_plane = np.array([[mm_per_px, 0, top[0] - c * mm_per_px],
+                               [0, -mm_per_px, top[1] + c * mm_per_px],
+                               [0, 0, 1]])
+    to_image = _plane_at(camera, float(top[2])) @ patch_to_plane
+    return cv2.warpPerspective(gray, to_image, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+
+# The styles the templates are drawn in, with their strokes' width (mm): plain sans-serif lettering
+# like that of most dice sold. (The renderer letters dice in these and in two serif styles, which the
+# reader never sees in its templates, so renders measure it on lettering it does not know too.)
+_TEMPLATE_STYLES = ((cv2.FONT_HERSHEY_SIMPLEX, 0.6), (cv2.FONT_HERSHEY_DUPLEX, 0.5))
+_FINE_PX_PER_MM = 20.0  # templates are drawn this fine and shrunk, so strokes keep their weight
+
+
+@cache
+def _d8_templates(number_mm: float = D8Config.number_mm) -> tuple[np.ndarray, np.ndarray, int]:
+    """1-8 in each style and turn, ink bright on black, at `_D8_PX_PER_MM`: (the value of each
+    template, the templates as rows less their mean and of unit length, their side in pixels)."""
+    side_mm = number_mm + 1.6
+    fine_side = int(round(side_mm * _FINE_PX_PER_MM))
+    side = int(round(side_mm * _D8_PX_PER_MM))
+    values, rows = [], []
+    for value in range(1, 9):
+        for font, stroke_mm in _TEMPLATE_STYLES:
+            text, thickness = str(value), max(1, round(stroke_mm * _FINE_PX_PER_MM))
+            size = number_mm * _FINE_PX_PER_MM / cv2.getTextSize(text, font, 1.0, thickness)[0][1]
+            (w, h), _ = cv2.getTextSize(text, font, size, thickness)
+            upright = np.zeros((fine_side, fine_side), np.uint8)
+            cv2.putText(upright, text, ((fine_side - w) // 2, (fine_side + h) // 2), font, size, 255,
+                        thickness, cv2.LINE_AA)
+            middle = ((fine_side - 1) / 2, (fine_side - 1) / 2)
+            for k in range(_D8_TURNS):
+                turned = cv2.warpAffine(upright, cv2.getRotationMatrix2D(middle, 360 * k / _D8_TURNS, 1.0),
+                                        (fine_side, fine_side), flags=cv2.INTER_LINEAR)
+                values.append(value)
+                rows.append(cv2.resize(turned, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32).ravel())
+    bank = np.array(rows)
+    bank -= bank.mean(axis=1, keepdims=True)
+    bank /= np.linalg.norm(bank, axis=1, keepdims=True)
+    return np.array(values), bank, side
+
+
+def _best_correlations(ink: np.ndarray, bank: np.ndarray, side: int) -> np.ndarray:
+    """For each template of `bank`, its best normalised correlation with `ink` over every place it
+    fits (OpenCV's TM_CCOEFF_NORMED), all templates at once as one matrix product: hundreds of
+    small matchTemplate calls cost half a second a die."""
+    windows = np.lib.stride_tricks.sliding_window_view(ink, (side, side)).reshape(-1, side * side)
+    windows = windows - windows.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(windows, axis=1)
+    seen = norms > 1e-6
+    if not seen.any():
+        return np.full(len(bank), -1.0)
+    return ((windows[seen] @ bank.T) / norms[seen, None]).max(axis=0)
+
+
+def _octahedron_boxes(camera: PlaneCamera, middle: np.ndarray, edge: float) -> np.ndarray:
+    """(width, height) of the box a d8 of `edge` resting on a face at `middle` makes in the picture,
+    at each of its turns about the vertical every 5 degrees (it repeats every 120: turned 60, its top
+    triangle stands where its bottom one was): seen from the side, a turn that brings a top corner to
+    the back and a bottom one to the front makes a box far taller than others, so no single turn
+    stands for all."""
+    circum, height = edge / math.sqrt(3), edge * math.sqrt(2 / 3)
+    corners = []
+    for turn in range(0, 120, 5):
+        for k in range(3):
+            for z, start in ((height, 30.0), (0.0, 90.0)):  # top and bottom triangles, 60 degrees apart
+                a = math.radians(turn + start + 120 * k)
+                corners.append((middle[0] + circum * math.cos(a), middle[1] + circum * math.sin(a), z))
+    px = camera.project(np.array(corners)).reshape(-1, 6, 2)
+    return px.max(axis=1) - px.min(axis=1)
+
+
+def _fit_to_box(box: Sequence[float], camera: PlaneCamera, half_height: Callable[[float], float],
+                boxes: Callable[[np.ndarray, float], np.ndarray]) -> tuple[np.ndarray, float] | None:
+    """Where a die stands and how large it is (a scale of its standard size): dice differ in size, so
+    the one that fills the box as seen, found in two rounds. `half_height(scale)` is its middle's
+    height; `boxes(middle, scale)` the (width, height) of the box it makes in the picture at each turn
+    tried, of which the one shaped most like the box seen is taken."""
+    seen = np.array([box[2] - box[0], box[3] - box[1]], float)
+    scale = 1.0
+    for _ in range(2):
+        middle = _die_middle(box, camera, half_height(scale))
+        if middle is None:
+            return None
+        made = boxes(middle, scale)
+        spans = np.linalg.norm(made, axis=1)
+        if not (np.all(spans > 0) and np.linalg.norm(seen) > 0):
+            return None
+        stretch = np.linalg.norm(seen) / spans
+        misfit = np.linalg.norm(seen - stretch[:, None] * made, axis=1)
+        scale *= float(stretch[int(np.argmin(misfit))])
+    return middle, scale
+
+
+def _cube_box(camera: PlaneCamera, middle: np.ndarray, side: float) -> np.ndarray:
+    """(width, height) of the box a cube of `side` standing at `middle` makes in the picture (its turn
+    about the vertical taken as 22.5 degrees, between square-on and corner-on), as one row."""
     a, half = math.radians(22.5), side / 2
     turn = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     square = np.array([(-half, -half), (half, -half), (half, half), (-half, half)]) @ turn.T + middle[:2]
     corners = [(x, y, z) for x, y in square for z in (0.0, side)]
     px = camera.project(np.array(corners))
-    return float(np.hypot(*(px.max(axis=0) - px.min(axis=0))))
+    return (px.max(axis=0) - px.min(axis=0))[None, :]
 
 
 def _die_middle(box: Sequence[float], camera: PlaneCamera, height_mm: float) -> np.ndarray | None:

@@ -1,4 +1,5 @@
-"""A d6's top face is read by counting its pips where the view allows, and left unread where not."""
+"""A die's top face is read where the view allows (a d6's pips counted, a d8's number matched), and
+left unread where not."""
 
 from __future__ import annotations
 
@@ -13,33 +14,50 @@ from companion.vision.dice import read_dice
 from companion.vision.mapper import location_from_truth
 
 
-@pytest.fixture(scope="module")
-def six_dice():
-    """Six dice in a row on a bare table, showing 1 to 6, some larger than others, seen from a
-    webcam 30 cm away and 25 degrees off straight down: (BGR frame, sidecar)."""
+def _render_row(game: str, kind: str, spacing_mm: float, faces: int, tints, yaw_step: float, larger: float,
+                width: int, height: int):
+    """Dice of `kind` in a row on a bare table showing 1 to `faces`, every even one `larger`, seen
+    from a webcam 30 cm away and 25 degrees off straight down: (BGR frame, sidecar)."""
     from companion.synth.camera import Camera, look_at
     from companion.synth.labels import sidecar
-    from companion.synth.scene import D6, Scene
+    from companion.synth.scene import Scene
     from companion.synth.scenes import _Builder, sample_look
     from tests.referee.scripted import renderer_for_tests
 
-    renderer = renderer_for_tests()
     b = _Builder(np.random.default_rng(0), 0.0)
-    for value in range(1, 7):
-        b.token(D6, (value - 3.5) * 30, 0, 0.0, (0.9, 0.9, 0.85), yaw=15.0 * value, value=value,
-                scale=1.0 if value % 2 else 1.2)
+    for value in range(1, faces + 1):
+        b.token(kind, (value - (faces + 1) / 2) * spacing_mm, 0, 0.0, tints(value), yaw=yaw_step * value,
+                value=value, scale=1.0 if value % 2 else larger)
     r, t = look_at(np.array([0, -120, 260.0]), np.array([0, 0, 0.0]))
-    fx = 320 / math.tan(math.radians(30))
+    fx = width / 2 / math.tan(math.radians(30))
     look = sample_look(np.random.default_rng(1))
     look.blur_sigma, look.noise_sigma = 0.0, 1.0
-    scene = Scene("icebomb-arena", 0, None, b.objects, Camera(640, 360, fx, fx, 320, 180, tuple(map(tuple, r)), tuple(t)),
-                  look, {})
-    rendered = renderer.render(scene)
+    camera = Camera(width, height, fx, fx, width / 2, height / 2, tuple(map(tuple, r)), tuple(t))
+    scene = Scene(game, 0, None, b.objects, camera, look, {})
+    rendered = renderer_for_tests().render(scene)
     return cv2.cvtColor(rendered.image, cv2.COLOR_RGB2BGR), sidecar(scene, rendered.ids)
 
 
-def _dice(truth, shrink: float = 1.0):
-    return [Detection("d6", tuple(v * shrink for v in o["box_px"]), 0.9, "d6") for o in truth["objects"]]
+@pytest.fixture(scope="module")
+def six_dice():
+    """Six light d6s showing 1 to 6 at 640x360."""
+    from companion.synth.scene import D6
+
+    return _render_row("icebomb-arena", D6, 30, 6, lambda value: (0.9, 0.9, 0.85), 15.0, 1.2, 640, 360)
+
+
+@pytest.fixture(scope="module")
+def eight_dice():
+    """Eight d8s showing 1 to 8 at 1280x720: light ones with dark numbers, and two dark blue ones (3
+    and 6) with light numbers."""
+    from companion.synth.scene import D8
+
+    return _render_row("space-arena", D8, 26, 8,
+                       lambda value: (0.2, 0.3, 0.7) if value % 3 == 0 else (0.9, 0.9, 0.85), 20.0, 1.15, 1280, 720)
+
+
+def _dice(truth, shrink: float = 1.0, kind: str = "d6"):
+    return [Detection(kind, tuple(v * shrink for v in o["box_px"]), 0.9, kind) for o in truth["objects"]]
 
 
 def test_each_face_is_read_from_its_pips(six_dice):
@@ -55,9 +73,41 @@ def test_a_die_too_small_in_the_picture_is_left_unread(six_dice):
     assert [d.value for d in read_dice(small, _dice(truth, 0.25), to_small)] == [None] * 6
 
 
-def test_only_a_d6_shows_a_value():
+def test_a_d8s_number_is_read_right_or_not_at_all(eight_dice):
+    frame, truth = eight_dice
+    read = [d.value for d in read_dice(frame, _dice(truth, kind="d8"), location_from_truth(truth).H)]
+    shown = [o["value"] for o in truth["objects"]]
+    assert shown == list(range(1, 9))
+    assert all(value in (None, face) for value, face in zip(read, shown)), (read, shown)
+    # Light numbers on the dark blue dice (3 and 6) are the hard ones; the light dice are read.
+    assert [read[face - 1] for face in (1, 2, 4, 5, 7, 8)] == [1, 2, 4, 5, 7, 8]
+
+
+def test_a_d8_too_small_in_the_picture_is_left_unread(eight_dice):
+    frame, truth = eight_dice
+    small = cv2.resize(frame, None, fx=0.2, fy=0.2, interpolation=cv2.INTER_AREA)
+    to_small = np.diag([0.2, 0.2, 1.0]) @ location_from_truth(truth).H
+    assert [d.value for d in read_dice(small, _dice(truth, 0.2, "d8"), to_small)] == [None] * 8
+
+
+def test_only_a_die_shows_a_value_and_only_one_of_its_faces():
     assert Detection("d6", (0, 0, 10, 10), 0.9, "d6", value=4).value == 4
-    with pytest.raises(ValueError, match="only a d6"):
+    assert Detection("d8", (0, 0, 10, 10), 0.9, "d8", value=8).value == 8
+    with pytest.raises(ValueError, match="only a die"):
         Detection("pawn", (0, 0, 10, 10), 0.9, "pawn", value=4)
-    with pytest.raises(ValueError, match="only a d6"):
+    with pytest.raises(ValueError, match="only a die"):
         Detection("d6", (0, 0, 10, 10), 0.9, "d6", value=7)
+    with pytest.raises(ValueError, match="only a die"):
+        Detection("d8", (0, 0, 10, 10), 0.9, "d8", value=9)
+
+
+def test_a_d8s_size_is_fitted_to_its_box_whichever_way_it_is_turned(eight_dice):
+    from companion.vision.dice import D8Config, fitted_d8
+    from companion.vision.sizing import PlaneCamera
+
+    frame, truth = eight_dice
+    camera = PlaneCamera.from_homography(location_from_truth(truth).H, (frame.shape[1], frame.shape[0]))
+    for o in truth["objects"]:
+        middle, scale = fitted_d8(o["box_px"], camera, D8Config())
+        assert scale == pytest.approx(1.0 if o["value"] % 2 else 1.15, abs=0.02), o["value"]
+        assert np.hypot(*(middle - np.array(o["contact_mm"][:2]))) < 1.0
