@@ -44,6 +44,7 @@ from companion.scoring import Observation as ScoredTable, ObservationError, pars
 from companion.vision.locate import BoardLocation, BoardNotFound, Locator, board_outline
 from companion.vision.mapper import (Mapper, board_spec_from_truth, config_for, location_from_truth, truth_detections,
                                      truth_objects)
+from companion.vision.dice import read_dice
 from companion.vision.region import detect_near_board
 from companion.vision.size_reader import sizes_read_on_board
 from companion.vision.observation import icetowers_position
@@ -90,10 +91,15 @@ def visible_icetowers_scores(truth: dict, min_visible: float = 0.15) -> dict[str
 
 
 def true_upright_ships(truth: dict) -> Counter:
-    """ARENA's ships standing as trees (`ship_text`, as the referee's adapter writes them): those laid
-    down beside a d8 are left out, as the detector does not read a d8's value."""
+    """ARENA's ships standing as trees (`ship_text`, as the referee's adapter writes them)."""
     return Counter(ship_text(ship["colour"], ship["cell"], ship["height"])
                    for ship in truth["state"].get("ships", {}).values() if not ship.get("lying"))
+
+
+def true_lying_ships(truth: dict) -> Counter:
+    """ARENA's ships laid down with a d8 beside them showing their height (renders since session 36)."""
+    return Counter(ship_text(ship["colour"], ship["cell"], ship["height"])
+                   for ship in truth["state"].get("ships", {}).values() if ship.get("lying") and ship.get("height_die"))
 
 
 def visible_levels(objects: list[dict]) -> dict[int, int | None]:
@@ -152,6 +158,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
                                                           else np.asarray(truth["board"]["outline_px"], float))
         detections = detect_near_board(detect, frame, outline, seat_zones=mapper.config.seats > 0)
         detections = sizes_read_on_board(detect, frame, detections, location.H)
+        detections = read_dice(frame, detections, location.H)
         observation = mapper.map(detections, location)
         judged_objects = [o.get("visible_fraction", 0) >= MIN_VISIBLE for o in objects]
         match = match_by_box([o["box_px"] for o in objects], [p.box for p in observation.pieces],
@@ -205,6 +212,10 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
         seen = ships_seen(observation)[0] if observation is not None else Counter()
         t["ships"] += expected.total()
         t["ships_right"] += (expected & seen).total()
+        if detect is not None:  # perfect detections carry no dice values: only the detector's are read
+            lying = true_lying_ships(truth)
+            t["lying_ships"] += lying.total()
+            t["lying_ships_right"] += (lying & seen).total()
     if game == "icetowers" and observation is not None and _whole_table_in_view(truth):
         # A score is only defined for a table the camera sees whole: pieces cut off by the frame's
         # edge are not judged here (pieces hidden inside towers are: that is the mapper's problem).
@@ -314,7 +325,9 @@ def main(argv: list[str] | None = None) -> int:
               + (f" of {t['tables']} tables wholly in view ({pct(t['exact_score'], t['tables']).strip()} counting the"
                  " pieces hidden inside towers)" if t["tables"] else "")
               + (f" ships standing as trees read right (colour, tile, height): {t['ships_right']} of {t['ships']}"
-                 if t["ships"] else ""))
+                 if t["ships"] else "")
+              + (f"; laid down beside a d8 (its value read for height): {t['lying_ships_right']} of {t['lying_ships']}"
+                 if t["lying_ships"] else ""))
     for game, t in tally.items():
         for example in t["examples"]:
             print(f"  {game}: {example}")
