@@ -238,3 +238,13 @@ def test_a_webcam_effect_is_applied_to_every_picture_the_detector_sees(dataset):
     assert all((s == apply_effect("warm-light", c, 0)).all() for s, c in zip(seen, clean))
     with pytest.raises(ValueError, match="unknown webcam effect"):
         evaluate(lambda f: [], dataset, split="train", webcam="sepia")
+
+
+def test_eval_mapper_names_arena_ships_standing_and_laid_down_beside_a_d8_apart():
+    eval_mapper = _eval_mapper()
+    truth = {"state": {"ships": {
+        "P1": {"colour": "red", "cell": "b4", "height": 3},
+        "P2": {"colour": "blue", "cell": "g2", "height": 4, "lying": "NE", "height_die": "h2"},
+        "P3": {"colour": "green", "cell": "c8", "height": 1, "lying": "W"}}}}  # no die: its height is not shown
+    assert eval_mapper.true_upright_ships(truth) == {"red @b4 h3": 1}
+    assert eval_mapper.true_lying_ships(truth) == {"blue @g2 h4": 1}
