@@ -88,10 +88,7 @@ def read_d6(gray: np.ndarray, box: Sequence[float], camera: PlaneCamera,
     middle, scale = fitted
     side *= scale
     top = np.array([middle[0], middle[1], side])
-    # The top face's middle and, round it, how far a mm reaches in the picture (both ways).
-    probe = camera.project(np.array([top, top + [1.0, 0, 0], top + [0, 1.0, 0]]))
-    centre = probe[0]
-    mm_px = float(np.mean([np.hypot(*(probe[k] - centre)) for k in (1, 2)]))
+    centre, mm_px = _seen_at(camera, top)
     pip_mm = config.pip_mm * side / config.die_mm
     if pip_mm * mm_px < config.min_pip_px:
         return None
@@ -159,12 +156,11 @@ def read_d8(gray: np.ndarray, box: Sequence[float], camera: PlaneCamera,
     edge = config.die_mm / math.sqrt(2) * scale
     height = edge * math.sqrt(2 / 3)
     top = np.array([middle[0], middle[1], height])
-    probe = camera.project(np.array([top, top + [1.0, 0, 0], top + [0, 1.0, 0]]))
-    mm_px = float(np.mean([np.hypot(*(probe[k] - probe[0])) for k in (1, 2)]))
+    _, mm_px = _seen_at(camera, top)
     if config.number_mm * scale * mm_px < config.min_number_px:
         return None
     face = _top_face_seen_from_above(gray, camera, top, scale)
-    inradius_px = edge / (2 * math.sqrt(3)) / scale * _D8_PX_PER_MM
+    inradius_px = config.die_mm / math.sqrt(2) / (2 * math.sqrt(3)) * _D8_PX_PER_MM  # the patch's scale is the die's
     n = face.shape[0]
     yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
     inside = np.hypot(xx, yy) <= config.face_reach * inradius_px
@@ -172,7 +168,7 @@ def read_d8(gray: np.ndarray, box: Sequence[float], camera: PlaneCamera,
     off = face - tone
     if (np.abs(off[inside]) > 20).sum() < 8:
         return None  # no ink to be seen (a blank face, glare, or a face not where it was sought)
-    values, bank, side = _d8_templates()
+    values, bank, side = _d8_templates(config.number_mm)
     scores = np.full(len(values), -1.0)
     # Ink is dark on a light die and light on a dark one; which, the face's tone says poorly (a
     # side face within the circle, light from behind a translucent die), so both are tried: ink of
@@ -309,6 +305,13 @@ def _cube_box(camera: PlaneCamera, middle: np.ndarray, side: float) -> np.ndarra
     corners = [(x, y, z) for x, y in square for z in (0.0, side)]
     px = camera.project(np.array(corners))
     return (px.max(axis=0) - px.min(axis=0))[None, :]
+
+
+def _seen_at(camera: PlaneCamera, point: np.ndarray) -> tuple[np.ndarray, float]:
+    """Where `point` (mm, above the table) is in the picture, and how many pixels a millimetre of the
+    horizontal plane through it spans there (both ways, averaged)."""
+    probe = camera.project(np.array([point, point + [1.0, 0, 0], point + [0, 1.0, 0]]))
+    return probe[0], float(np.mean([np.hypot(*(probe[k] - probe[0])) for k in (1, 2)]))
 
 
 def _die_middle(box: Sequence[float], camera: PlaneCamera, height_mm: float) -> np.ndarray | None:
