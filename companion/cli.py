@@ -96,14 +96,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "used when the file exists")
     p.add_argument("--no-size-model", dest="size_model", action="store_const", const=None,
                    help="keep the detector's sizes (then checked against the geometry unless --no-size-check)")
-    p.add_argument("--check-model", type=Path, default=models.CHECK_WEIGHTS,
-                   help="the classifier dropping found pyramids that are no piece (companion/vision/piece_check.py), "
-                        "used when the file exists")
-    p.add_argument("--no-check-model", dest="check_model", action="store_const", const=None,
-                   help="keep every pyramid the detector finds")
-    p.add_argument("--check-threshold", type=float,
-                   help="how sure the checker must be that a pyramid is no piece to drop it "
-                        "(default: MIN_NONE_PROBABILITY, companion/vision/piece_check.py)")
     p.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
     p.add_argument("--close-imgsz", type=int, default=models.DETECTOR_CLOSE_IMGSZ,
                    help="input size of the close look at small pieces (0: never look closely)")
@@ -166,22 +158,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from companion.vision.size_reader import SizeClassifier
 
         size_of = SizeClassifier(args.size_model)
-    checker = None
-    if args.check_model is not None and args.check_model.exists():
-        from companion.vision.piece_check import MIN_NONE_PROBABILITY, PieceChecker
-
-        try:
-            checker = PieceChecker(args.check_model, min_none_probability=args.check_threshold or MIN_NONE_PROBABILITY)
-        except ValueError as exc:
-            print(f"companion eval: {exc}", file=sys.stderr)
-            return 2
-    detector = Detector(config, colour, size_of, checker)
+    detector = Detector(config, colour, size_of)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
                       check_sizes=args.check_sizes, webcam=args.webcam)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     report["size_model"] = str(args.size_model) if size_of else None
-    report["check_model"] = str(args.check_model) if checker else None
-    report["check_threshold"] = checker.min_none_probability if checker else None
     report["colour_mirror"] = bool(colour) and args.colour_mirror
     report["mirror_look"], report["confidence"] = config.mirror_look, config.confidence
     report["white_balance"] = config.white_balance

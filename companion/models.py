@@ -18,8 +18,6 @@ DETECTOR_EXPORTED = MODELS_DIR / "pieces_openvino_model"
 DETECTOR_INT8 = MODELS_DIR / "pieces_int8_openvino_model"
 COLOUR_WEIGHTS = MODELS_DIR / "colours.pt"
 SIZE_WEIGHTS = MODELS_DIR / "sizes.pt"
-# The piece checker: whether a found pyramid is a piece at all (companion/vision/piece_check.py).
-CHECK_WEIGHTS = MODELS_DIR / "checks.pt"
 # The board model: a whole board's outline in one look (companion/vision/board_finder.py).
 BOARD_WEIGHTS = MODELS_DIR / "boards.pt"
 BOARD_EXPORTED = MODELS_DIR / "boards_openvino_model"

@@ -45,7 +45,7 @@ from companion.demo_players import DemoPlayers
 from companion.games import GameError, IllegalActionError
 from companion.games.base import state_key
 from companion.journal import JournalFullError
-from companion.models import (CHECK_WEIGHTS, COLOUR_WEIGHTS, DETECTOR_IMGSZ, SIZE_WEIGHTS, board_model_for_inference,
+from companion.models import (COLOUR_WEIGHTS, DETECTOR_IMGSZ, SIZE_WEIGHTS, board_model_for_inference,
                               detector_for_inference)
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
@@ -98,8 +98,6 @@ class PipelineConfig:
         colour_model: the colour classifier's weights; None: colours come from the detector's classes.
         size_model: the size classifier's weights (sizes read at the board's scale); None, or a file
             that is not there: sizes come from the detector's classes and the geometric check.
-        check_model: the piece checker's weights (found pyramids that are no piece dropped:
-            companion/vision/piece_check.py); None, or a file that is not there: all are kept.
         board_model: the board model (a whole board's outline in one look), asked when a chessboard's
             own cues do not place it (companion/vision/board_finder.py); None: not used.
         calibration: a camera calibration file (`companion calibrate camera`); None: no lens correction.
@@ -128,7 +126,6 @@ class PipelineConfig:
     model: Path = field(default_factory=detector_for_inference)
     colour_model: Path | None = COLOUR_WEIGHTS
     size_model: Path | None = SIZE_WEIGHTS
-    check_model: Path | None = CHECK_WEIGHTS
     board_model: Path | None = field(default_factory=board_model_for_inference)
     calibration: Path | None = None
     imgsz: int = DETECTOR_IMGSZ
@@ -169,7 +166,7 @@ class PipelineConfig:
                     if not isinstance(value, dict):
                         raise TypeError("expected an object")
                     kwargs[key] = TrackerConfig(**value)
-                elif key in ("model", "colour_model", "size_model", "check_model", "board_model", "calibration"):
+                elif key in ("model", "colour_model", "size_model", "board_model", "calibration"):
                     if value is None and key == "model" or value is not None and not isinstance(value, str):
                         raise TypeError("expected a file path")
                     kwargs[key] = None if value is None else Path(value)
@@ -232,17 +229,8 @@ def load_detector(config: PipelineConfig) -> tuple[DetectFn, str | None]:
         except Exception as exc:  # corrupt: the detector's own sizes still stand
             warning = ((warning + "; ") if warning else "") + (
                 f"size model {config.size_model} unusable ({exc}); sizes are the detector's own")
-    checker = None
-    if config.check_model is not None and Path(config.check_model).exists():
-        try:
-            from companion.vision.piece_check import PieceChecker
-
-            checker = PieceChecker(config.check_model, config.threads)
-        except Exception as exc:  # corrupt: every pyramid found is kept
-            warning = ((warning + "; ") if warning else "") + (
-                f"piece checker {config.check_model} unusable ({exc}); every pyramid found is kept")
     detector = Detector(DetectorConfig(weights=config.model, imgsz=config.imgsz, threads=config.threads), colour_of,
-                        size_of, checker)
+                        size_of)
     return detector, warning
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
 from companion.vision.dice import read_dice
-from companion.models import CHECK_WEIGHTS, COLOUR_WEIGHTS, SIZE_WEIGHTS, detector_for_inference
+from companion.models import COLOUR_WEIGHTS, SIZE_WEIGHTS, detector_for_inference
 from companion.vision.locate import BoardLocation, BoardNotFound, BoardSpec, Locator, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.size_reader import sizes_read_on_board
@@ -32,7 +32,6 @@ DetectFn = Callable[[np.ndarray], list[Detection]]
 DEFAULT_MODEL = detector_for_inference()
 DEFAULT_COLOUR_MODEL = COLOUR_WEIGHTS
 DEFAULT_SIZE_MODEL = SIZE_WEIGHTS
-DEFAULT_CHECK_MODEL = CHECK_WEIGHTS
 BOARDS = {"icebomb-arena": "chess", "space-arena": "chess", "zamboni-wars": "coasters", "ice-arena": "hex",
           "icetowers": "table"}
 
@@ -149,12 +148,11 @@ def detections_from_json(path: str | Path) -> DetectFn:
 
 
 def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT_COLOUR_MODEL,
-                   sizes: Path | None = DEFAULT_SIZE_MODEL, checks: Path | None = DEFAULT_CHECK_MODEL) -> DetectFn:
-    """The trained detector (and the colour and size classifiers and the piece checker, when their
-    weights exist)."""
+                   sizes: Path | None = DEFAULT_SIZE_MODEL) -> DetectFn:
+    """The trained detector (and the colour and size classifiers, when their weights exist)."""
     from companion.vision.detect import Detector, DetectorConfig
 
-    colour_of = size_of = checker = None
+    colour_of = size_of = None
     if colours is not None and Path(colours).exists():
         from companion.vision.colour import ColourClassifier
 
@@ -163,11 +161,7 @@ def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT
         from companion.vision.size_reader import SizeClassifier
 
         size_of = SizeClassifier(Path(sizes))
-    if checks is not None and Path(checks).exists():
-        from companion.vision.piece_check import PieceChecker
-
-        checker = PieceChecker(Path(checks))
-    return Detector(DetectorConfig(weights=Path(weights)), colour_of, size_of, checker)
+    return Detector(DetectorConfig(weights=Path(weights)), colour_of, size_of)
 
 
 def annotate(frame: np.ndarray, observation: Observation) -> np.ndarray:

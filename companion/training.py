@@ -132,16 +132,6 @@ def train_size_classifier(data: Path, epochs: int = 6, batch: int = 128, name: s
                              scale=0.0, hsv_h=0.015, hsv_s=0.5, hsv_v=0.4, **gentle)
 
 
-def train_check_classifier(data: Path, epochs: int = 6, batch: int = 128, name: str = "checks",
-                           project: Path = Path("runs/check"), threads: int = 2, model: str = "yolo11n-cls.yaml",
-                           hours: float | None = None, lr0: float | None = None) -> Path:
-    """Trains the piece checker (companion/vision/piece_check.py) on crops at the board's scale
-    (scripts/make_check_crops.py: train/val/{none,piece}/*.jpg); returns the best weights. Its
-    crops are made as the size reader's are, so it trains as that one does (`train_size_classifier`)."""
-    return train_size_classifier(data, epochs=epochs, batch=batch, name=name, project=project, threads=threads,
-                                 model=model, hours=hours, lr0=lr0)
-
-
 def _train_classifier(data: Path, model: str, run: Path, threads: int, hours: float | None, **settings) -> Path:
     os.environ.setdefault("YOLO_VERBOSE", "true")
     ultralytics = import_ultralytics()

@@ -25,7 +25,6 @@ from companion.vision.classes import PYRAMID, TOKENS
 from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier, crop_for_colour
 from companion.vision.detection import KEYPOINT_SEEN, Detection, with_cut_end_estimated, without_duplicates
 from companion.vision.mirrored import merge_looks, mirrored
-from companion.vision.piece_check import PieceChecker, without_false_pieces
 from companion.vision.size_reader import SizeClassifier, with_sizes_read
 from companion.vision.yolo_env import import_ultralytics
 
@@ -110,11 +109,10 @@ class Detector:
     """Loads a model once; `detect(frame)` returns the frame's detections, best first."""
 
     def __init__(self, config: DetectorConfig, colour_of: ColourClassifier | None = None,
-                 size_of: SizeClassifier | None = None, checker: PieceChecker | None = None):
+                 size_of: SizeClassifier | None = None):
         self.config = config
         self.colour_of = colour_of
         self.size_of = size_of
-        self.checker = checker
         path = Path(config.weights)
         if not path.exists():
             raise ModelError(f"model file {path} does not exist")
@@ -171,14 +169,10 @@ class Detector:
     def read_sizes(self, frame: np.ndarray, detections: list[Detection], plane_to_image: np.ndarray) -> list[Detection]:
         """Once the board is located (`plane_to_image`: board mm -> this frame's pixels), each
         pyramid's size as the size classifier reads it at the board's scale where it is sure
-        (companion/vision/size_reader.py), then, with a piece checker, less the pyramids it calls
-        no piece (companion/vision/piece_check.py); unchanged without either classifier."""
-        out = list(detections)
-        if self.size_of is not None:
-            out = with_sizes_read(frame, out, plane_to_image, self.size_of)
-        if self.checker is not None:
-            out = without_false_pieces(frame, out, plane_to_image, self.checker)
-        return out
+        (companion/vision/size_reader.py); unchanged without a size classifier."""
+        if self.size_of is None:
+            return list(detections)
+        return with_sizes_read(frame, detections, plane_to_image, self.size_of)
 
     def closely(self, frame: np.ndarray) -> list[Detection]:
         """Detections with the larger input size, for a region whose pieces are small (a whole

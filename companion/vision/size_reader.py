@@ -73,15 +73,14 @@ def pixels_per_mm(plane_to_image: np.ndarray, point_px: tuple[float, float]) -> 
 
 
 def crop_at_board_scale(frame: np.ndarray, box: Sequence[float], ground_px: tuple[float, float],
-                        plane_to_image: np.ndarray, growth: float = BOX_GROWTH) -> np.ndarray | None:
+                        plane_to_image: np.ndarray) -> np.ndarray | None:
     """The CROP_PX-square crop of a piece at the board's scale where it stands (see the module's
-    text), the box grown by `growth` of its size before the pixels outside it are greyed out; None
-    where the plane gives no scale there."""
+    text); None where the plane gives no scale there."""
     scale = pixels_per_mm(plane_to_image, ground_px)
     if scale is None:
         return None
     x1, y1, x2, y2 = (float(v) for v in box)
-    grow_x, grow_y = growth * (x2 - x1) / 2, growth * (y2 - y1) / 2
+    grow_x, grow_y = BOX_GROWTH * (x2 - x1) / 2, BOX_GROWTH * (y2 - y1) / 2
     x1, y1, x2, y2 = x1 - grow_x, y1 - grow_y, x2 + grow_x, y2 + grow_y
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     k = CROP_PX / (WINDOW_MM * scale)
