@@ -9,7 +9,9 @@ read by the detector (within the board's region, as the companion looks) and the
 is placed where the render put it, so localisation is measured elsewhere (bench_locate*.py). Each
 position is judged against the last one the referee agreed with, and the cells whose picture changed
 since, as the pipeline does. Prints, per game, the moves read as scripted, the moves accepted wrongly
-(a legal action that is not the scripted one) and the verdicts.
+(a legal action that is not the scripted one), how many of those the page would have shown with the
+camera's doubts (the verdict names pieces the mapper was unsure of: the players are asked to look),
+and the verdicts.
 """
 
 from __future__ import annotations
@@ -82,11 +84,13 @@ def referee_game(name: str, renderer, detect) -> dict:
         verdict = referee.judge(seen, baseline, changed)
         scripted = "; ".join(map(str, script.actions(move)))
         rows.append({"scripted": scripted, "read": verdict.text, "accepted": verdict.accepted,
-                     "right": verdict.accepted and verdict.text.split(" (")[0] == scripted})
+                     "right": verdict.accepted and verdict.text.split(" (")[0] == scripted,
+                     "doubts": list(verdict.doubts)})
         if verdict.accepted:
             referee.state, base, baseline = verdict.state, index, seen
     return {"game": name, "moves": len(rows), "right": sum(r["right"] for r in rows),
             "accepted_wrongly": sum(r["accepted"] and not r["right"] for r in rows),
+            "wrongly_with_doubts": sum(r["accepted"] and not r["right"] and bool(r["doubts"]) for r in rows),
             "verdicts": sum(not r["accepted"] for r in rows), "positions": rows}
 
 
@@ -106,12 +110,14 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"{'game':14} {'right':>7} {'wrongly accepted':>17} {'verdicts':>9}")
+    print(f"{'game':14} {'right':>7} {'wrongly accepted':>17} {'of those doubted':>17} {'verdicts':>9}")
     for r in results:
-        print(f"{r['game']:14} {r['right']:>3} of {r['moves']:<2} {r['accepted_wrongly']:>17} {r['verdicts']:>9}")
+        print(f"{r['game']:14} {r['right']:>3} of {r['moves']:<2} {r['accepted_wrongly']:>17} "
+              f"{r['wrongly_with_doubts']:>17} {r['verdicts']:>9}")
         for row in r["positions"]:
             if not row["right"]:
-                print(f"    scripted {row['scripted']!r}: {row['read'][:160]}")
+                doubted = f" (doubts: {', '.join(row['doubts'])})" if row["doubts"] else ""
+                print(f"    scripted {row['scripted']!r}: {row['read'][:160]}{doubted}")
     print(f"({time.perf_counter() - start:.0f} s)")
     return 0
 
