@@ -61,7 +61,7 @@ from companion.vision.region import detect_near_board
 from companion.vision.size_reader import sizes_read_on_board
 from companion.vision.mapper import Mapper, config_for
 from companion.vision.observation import Observation
-from companion.vision.tracker import Tracker, TrackerConfig, item_text
+from companion.vision.tracker import Tracker, TrackerConfig
 
 log = logging.getLogger("companion.pipeline")
 
@@ -786,9 +786,10 @@ class CameraFeed:
         if verdict.from_picture:
             record["picture_changed_cells"] = list(verdict.from_picture)
         if verdict.doubts:
+            from companion.referee.core import doubt_texts
+
             # The page shows what the move rests on that the camera was unsure of, and why.
-            record["doubts"] = [f"{item_text(p)}: {'; '.join(p.unsure)}" for p in observation.pieces
-                                if p.unsure and item_text(p) in verdict.doubts] or list(verdict.doubts)
+            record["doubts"] = doubt_texts(context.adapter, verdict.doubts, observation)
         for action in verdict.actions:
             context.session.apply(str(action), source="camera", observation=record)
             self.stats.counts["actions_applied"] += 1

@@ -96,6 +96,22 @@ def true_upright_ships(truth: dict) -> Counter:
                    for ship in truth["state"].get("ships", {}).values() if not ship.get("lying"))
 
 
+def tree_heights_read(expected: Counter, seen: Counter) -> Counter:
+    """How each expected ship's height was read: 'right', 'short' or 'tall' by the first ship seen of
+    its colour on its tile with a height, else 'not seen' (ships as `ship_text`)."""
+    heights: dict[tuple[str, str], int] = {}
+    for text in seen:
+        colour, at, height = text.split(" ")
+        if height[1:].isdigit():
+            heights.setdefault((colour, at), int(height[1:]))
+    out: Counter = Counter()
+    for text, n in expected.items():
+        colour, at, height = text.split(" ")
+        got, want = heights.get((colour, at)), int(height[1:])
+        out["not seen" if got is None else "right" if got == want else "short" if got < want else "tall"] += n
+    return out
+
+
 def true_lying_ships(truth: dict) -> Counter:
     """ARENA's ships laid down with a d8 beside them showing their height (renders since session 36)."""
     return Counter(ship_text(ship["colour"], ship["cell"], ship["height"])
@@ -212,6 +228,8 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
         seen = ships_seen(observation)[0] if observation is not None else Counter()
         t["ships"] += expected.total()
         t["ships_right"] += (expected & seen).total()
+        for how, n in tree_heights_read(expected, seen).items():
+            t[f"trees_{how.replace(' ', '_')}"] += n
         if detect is not None:  # perfect detections carry no dice values: only the detector's are read
             lying = true_lying_ships(truth)
             t["lying_ships"] += lying.total()
@@ -325,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
               + (f" of {t['tables']} tables wholly in view ({pct(t['exact_score'], t['tables']).strip()} counting the"
                  " pieces hidden inside towers)" if t["tables"] else "")
               + (f" ships standing as trees read right (colour, tile, height): {t['ships_right']} of {t['ships']}"
+                 f" (heights read short {t['trees_short']}, tall {t['trees_tall']},"
+                 f" tree not seen {t['trees_not_seen']})"
                  if t["ships"] else "")
               + (f"; laid down beside a d8 (its value read for height): {t['lying_ships_right']} of {t['lying_ships']}"
                  if t["lying_ships"] else ""))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -238,6 +239,13 @@ def test_a_webcam_effect_is_applied_to_every_picture_the_detector_sees(dataset):
     assert all((s == apply_effect("warm-light", c, 0)).all() for s, c in zip(seen, clean))
     with pytest.raises(ValueError, match="unknown webcam effect"):
         evaluate(lambda f: [], dataset, split="train", webcam="sepia")
+
+
+def test_eval_mapper_tells_arena_trees_read_short_from_tall_and_unseen():
+    read = _eval_mapper().tree_heights_read
+    expected = Counter({"red @b4 h3": 1, "blue @g2 h1": 1, "green @c8 h2": 1, "black @a1 h2": 1})
+    seen = Counter({"red @b4 h1": 1, "blue @g2 h2": 1, "green @c8 h2": 1, "black @a2 h2": 1, "black @a1 h?": 1})
+    assert read(expected, seen) == {"short": 1, "tall": 1, "right": 1, "not seen": 1}
 
 
 def test_eval_mapper_names_arena_ships_standing_and_laid_down_beside_a_d8_apart():

@@ -85,6 +85,16 @@ class Adapter:
         """How badly `expected` explains `seen` (0: exactly)."""
         return distance(expected, seen, unsure)
 
+    def doubts(self, observation: Observation) -> Counter:
+        """The items seen whose reading an accepted move should not rest on silently (the page
+        names them); by default the unsure ones of `seen`. A game may doubt more than the mapper
+        does, where a reading is known to be often wrong, without changing how moves are judged."""
+        return self.seen(observation)[1]
+
+    def doubt_note(self, item: str) -> str:
+        """Why `item` is doubted, for the page, where the pieces' own reasons do not say ('' by default)."""
+        return ""
+
     def relevant(self, piece) -> bool:
         """Whether a seen piece belongs to the game (not a loose die on the table, say)."""
         return piece.cell is not None or piece.zone is not None
@@ -102,6 +112,15 @@ class Adapter:
         """Other readings of an `action` accepted from the camera in `state` that a misread could
         have turned into it (legal in `state`); by default none."""
         return []
+
+
+def doubt_texts(adapter: Adapter, doubts: Sequence[str], observation: Observation) -> list[str]:
+    """What the page shows for an accepted move's `doubts` (`Verdict.doubts`): each unsure piece they
+    name with the mapper's reasons, or, where the items are not pieces' (ARENA's ships), each item
+    with the adapter's note on why it is doubted."""
+    pieces = [f"{item_text(p)}: {'; '.join(p.unsure)}" for p in observation.pieces
+              if p.unsure and item_text(p) in doubts]
+    return pieces or [f"{item}: {note}" if (note := adapter.doubt_note(item)) else item for item in doubts]
 
 
 def distance(expected: Counter, seen: Counter, unsure: Counter | None = None) -> float:
@@ -266,7 +285,7 @@ class Referee:
         return verdict
 
     def _doubts(self, observation: Observation, baseline: Observation | None) -> tuple[str, ...]:
-        _, unsure = self.adapter.seen(observation)
+        unsure = self.adapter.doubts(observation)
         known = self.adapter.seen(baseline)[0] if baseline is not None else self.adapter.expected(self.state)
         return tuple(sorted(item for item in unsure if unsure[item] > 0 and item not in known))
 

@@ -15,6 +15,7 @@ from companion.games.space_arena import Design, Hold as ArenaHold, Plan, Start
 from companion.games.zamboni_wars import Fire, Move, Phase, Roll
 from companion.pieces import Colour, Pose, Size
 from companion.referee import Referee, adapter_for
+from companion.referee.core import doubt_texts
 from companion.referee.ice_arena import stack_matches_bot
 from companion.referee.icetowers import colours_in_doubt
 from companion.vision.observation import Observation, SeenPiece
@@ -197,6 +198,28 @@ def test_arena_a_laid_down_ship_takes_its_height_from_the_d8_beside_it():
     seen, unsure = adapter.seen(arena_table(start, laid_down=1, die=None))
     assert "orange @h8 h?" in seen and unsure["orange @h8 h?"] == 1
     assert adapter.compare(adapter.expected(start), seen, unsure) == 0.5
+
+
+def test_arena_a_move_resting_on_a_tree_s_height_names_that_ship_as_a_doubt_and_a_d8_s_height_does_not():
+    start = _arena_designed().apply(Start(0, "a1h3")).apply(Start(1, "h8h2"))
+    after = start
+    for action in (Plan(0, (1, 1, 0)), Plan(1, (0, -1, 0)), ArenaHold(0), ArenaHold(1)):
+        after = after.apply(action)
+    adapter = adapter_for("space-arena", ARENA_COLOURS)
+    # The trees' heights are counted from pieces the mapper was sure of: judged as read, but named.
+    verdict = Referee(adapter, start).judge(arena_table(after), arena_table(start))
+    assert verdict.accepted and verdict.actions[:2] == (Plan(0, (1, 1, 0)), Plan(1, (0, -1, 0)))
+    assert verdict.doubts == tuple(sorted(adapter.expected(after)))
+    assert not adapter.seen(arena_table(after))[1], "the mapper itself was sure of every piece"
+    # P2 laid down beside a d8 that was read: only P1's tree is a doubt.
+    verdict = Referee(adapter, start).judge(arena_table(after, laid_down=1, die=after.ships[1].at[2] + 1),
+                                            arena_table(start))
+    assert verdict.accepted and verdict.doubts == (f"{ARENA_COLOURS[0].value} @b2 h3",)
+    assert doubt_texts(adapter, verdict.doubts, arena_table(after)) == [
+        f"{verdict.doubts[0]}: check its height: a tree's lower pieces are often hidden"]
+    assert adapter.doubt_note("red @b2 h?") == "height not read"
+    # A ship that did not move is no doubt.
+    assert Referee(adapter, start).judge(arena_table(start), arena_table(start)).doubts == ()
 
 
 def test_arena_a_tree_seen_short_is_a_doubt_and_one_seen_taller_a_contradiction():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from companion.games import get_game
 from companion.pieces import Colour, Pose, Size
 from companion.referee import Referee, adapter_for
-from companion.referee.core import distance
+from companion.referee.core import distance, doubt_texts
 from companion.vision.observation import Observation, SeenPiece
 from collections import Counter
 from dataclasses import replace
@@ -395,6 +395,8 @@ def test_a_move_accepted_on_a_piece_the_camera_was_unsure_of_says_so():
     verdict = _icebomb_referee(state).judge(doubtful, baseline)
     assert verdict.accepted and [str(a) for a in verdict.actions] == ["P4 bomb h5"]
     assert verdict.doubts == ("bead @h5",)
+    assert doubt_texts(_icebomb_referee(state).adapter, verdict.doubts, doubtful) == [
+        "bead @h5: found with low confidence (0.42)"]
     assert _icebomb_referee(state).judge(sure, baseline).doubts == ()
     # A doubt about a piece that was already there says nothing about this move.
     old_doubt = Observation("icebomb-arena", tuple(
