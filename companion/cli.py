@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "used when the file exists")
     p.add_argument("--no-size-model", dest="size_model", action="store_const", const=None,
                    help="keep the detector's sizes (then checked against the geometry unless --no-size-check)")
+    p.add_argument("--dice-model", type=Path, default=models.DICE_WEIGHTS,
+                   help="the dice face classifier (companion/vision/dice.py), used when the file exists")
+    p.add_argument("--no-dice-model", dest="dice_model", action="store_const", const=None,
+                   help="count a d6's pips and match a d8's number against drawn ones instead")
     p.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
     p.add_argument("--close-imgsz", type=int, default=models.DETECTOR_CLOSE_IMGSZ,
                    help="input size of the close look at small pieces (0: never look closely)")
@@ -158,11 +162,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from companion.vision.size_reader import SizeClassifier
 
         size_of = SizeClassifier(args.size_model)
-    detector = Detector(config, colour, size_of)
+    faces_of = None
+    if args.dice_model is not None and args.dice_model.exists():
+        from companion.vision.dice import DiceFaceClassifier
+
+        faces_of = DiceFaceClassifier(args.dice_model)
+    detector = Detector(config, colour, size_of, faces_of)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
                       check_sizes=args.check_sizes, webcam=args.webcam)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     report["size_model"] = str(args.size_model) if size_of else None
+    report["dice_model"] = str(args.dice_model) if faces_of else None
     report["colour_mirror"] = bool(colour) and args.colour_mirror
     report["mirror_look"], report["confidence"] = config.mirror_look, config.confidence
     report["white_balance"] = config.white_balance

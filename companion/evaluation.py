@@ -276,12 +276,14 @@ def look_closer(detect, frame: np.ndarray, truth: dict):
     return detect_near_board(detect, frame, np.asarray(board["outline_px"], float), seat_zones=True)
 
 
-def with_dice_read(detections: list[Detection], truth: dict, frame: np.ndarray) -> list[Detection]:
-    """What the companion does before mapping: each d6's pips counted (companion/vision/dice.py), on
-    the scene camera's own plane (so the figures do not measure the localisation)."""
-    from companion.vision.dice import read_dice
+def with_dice_read(detections: list[Detection], truth: dict, frame: np.ndarray, detect=None) -> list[Detection]:
+    """What the companion does before mapping: each die's top value read (companion/vision/dice.py;
+    by the face classifier `detect` carries, if any), on the scene camera's own plane (so the figures
+    do not measure the localisation)."""
+    from companion.vision.dice import dice_read_on_board
 
-    return read_dice(frame, detections, table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0)))
+    return dice_read_on_board(detect, frame, detections,
+                              table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0)))
 
 
 def with_sizes_checked(detections: list[Detection], truth: dict) -> list[Detection]:
@@ -329,7 +331,7 @@ def evaluate(detect, dataset: Path, split: str = "test", limit: int | None = Non
         if webcam is not None:
             frame = apply_effect(webcam, frame, zlib.crc32(path.stem.encode()))
         detections = look_closer(detect, frame, truth) if look == "board" else detect(frame)
-        detections = with_dice_read(detections, truth, frame)
+        detections = with_dice_read(detections, truth, frame, detect)
         detections = sizes_read_on_board(detect, frame, detections, table_homography(
             truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0)))
         detector_sizes = None

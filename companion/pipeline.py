@@ -45,7 +45,7 @@ from companion.demo_players import DemoPlayers
 from companion.games import GameError, IllegalActionError
 from companion.games.base import state_key
 from companion.journal import JournalFullError
-from companion.models import (COLOUR_WEIGHTS, DETECTOR_IMGSZ, SIZE_WEIGHTS, board_model_for_inference,
+from companion.models import (COLOUR_WEIGHTS, DETECTOR_IMGSZ, DICE_WEIGHTS, SIZE_WEIGHTS, board_model_for_inference,
                               detector_for_inference)
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
@@ -55,7 +55,7 @@ from companion.sources import Frame, FrameSource, open_source
 from companion.vision.change import changed_cells, keep_still_pieces_beside_the_board
 from companion.vision.calibrate import CalibrationError, Undistorter, load_intrinsics
 from companion.vision.detection import Detection
-from companion.vision.dice import read_dice
+from companion.vision.dice import dice_read_on_board
 from companion.vision.locate import BoardLocation, BoardLock, BoardSpec, Locator, LockStatus, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.size_reader import sizes_read_on_board
@@ -98,6 +98,8 @@ class PipelineConfig:
         colour_model: the colour classifier's weights; None: colours come from the detector's classes.
         size_model: the size classifier's weights (sizes read at the board's scale); None, or a file
             that is not there: sizes come from the detector's classes and the geometric check.
+        dice_model: the dice face classifier's weights (a d6's pips, a d8's number); None, or a file
+            that is not there: pips are counted and numbers matched against drawn ones.
         board_model: the board model (a whole board's outline in one look), asked when a chessboard's
             own cues do not place it (companion/vision/board_finder.py); None: not used.
         calibration: a camera calibration file (`companion calibrate camera`); None: no lens correction.
@@ -126,6 +128,7 @@ class PipelineConfig:
     model: Path = field(default_factory=detector_for_inference)
     colour_model: Path | None = COLOUR_WEIGHTS
     size_model: Path | None = SIZE_WEIGHTS
+    dice_model: Path | None = DICE_WEIGHTS
     board_model: Path | None = field(default_factory=board_model_for_inference)
     calibration: Path | None = None
     imgsz: int = DETECTOR_IMGSZ
@@ -166,7 +169,7 @@ class PipelineConfig:
                     if not isinstance(value, dict):
                         raise TypeError("expected an object")
                     kwargs[key] = TrackerConfig(**value)
-                elif key in ("model", "colour_model", "size_model", "board_model", "calibration"):
+                elif key in ("model", "colour_model", "size_model", "dice_model", "board_model", "calibration"):
                     if value is None and key == "model" or value is not None and not isinstance(value, str):
                         raise TypeError("expected a file path")
                     kwargs[key] = None if value is None else Path(value)
@@ -229,8 +232,17 @@ def load_detector(config: PipelineConfig) -> tuple[DetectFn, str | None]:
         except Exception as exc:  # corrupt: the detector's own sizes still stand
             warning = ((warning + "; ") if warning else "") + (
                 f"size model {config.size_model} unusable ({exc}); sizes are the detector's own")
+    faces_of = None
+    if config.dice_model is not None and Path(config.dice_model).exists():
+        try:
+            from companion.vision.dice import DiceFaceClassifier
+
+            faces_of = DiceFaceClassifier(config.dice_model, config.threads)
+        except Exception as exc:  # corrupt: the dice are still read by counting pips
+            warning = ((warning + "; ") if warning else "") + (
+                f"dice model {config.dice_model} unusable ({exc}); dice are read by counting pips")
     detector = Detector(DetectorConfig(weights=config.model, imgsz=config.imgsz, threads=config.threads), colour_of,
-                        size_of)
+                        size_of, faces_of)
     return detector, warning
 
 
@@ -671,7 +683,7 @@ class CameraFeed:
             observation = towers_in_the_picture(context.mapper, detections, location, name)
         else:
             detections = sizes_read_on_board(self._detect, image, detections, location.H)
-            detections = read_dice(image, detections, location.H)
+            detections = dice_read_on_board(self._detect, image, detections, location.H)
             observation = context.mapper.map(detections, location, name)
         self.stats.add("map", t)
         self._detections = detections

@@ -20,8 +20,8 @@ import numpy as np
 
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
-from companion.vision.dice import read_dice
-from companion.models import COLOUR_WEIGHTS, SIZE_WEIGHTS, detector_for_inference
+from companion.vision.dice import dice_read_on_board
+from companion.models import COLOUR_WEIGHTS, DICE_WEIGHTS, SIZE_WEIGHTS, detector_for_inference
 from companion.vision.locate import BoardLocation, BoardNotFound, BoardSpec, Locator, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.size_reader import sizes_read_on_board
@@ -32,6 +32,7 @@ DetectFn = Callable[[np.ndarray], list[Detection]]
 DEFAULT_MODEL = detector_for_inference()
 DEFAULT_COLOUR_MODEL = COLOUR_WEIGHTS
 DEFAULT_SIZE_MODEL = SIZE_WEIGHTS
+DEFAULT_DICE_MODEL = DICE_WEIGHTS
 BOARDS = {"icebomb-arena": "chess", "space-arena": "chess", "zamboni-wars": "coasters", "ice-arena": "hex",
           "icetowers": "table"}
 
@@ -122,7 +123,7 @@ class Recognizer:
                                         seat_zones=self._mapper.config.seats > 0) if self.look_closer
                       else self.detect(prepared))
         detections = sizes_read_on_board(self.detect, prepared, detections, location.H)
-        return self._mapper.map(read_dice(prepared, detections, location.H), location, name)
+        return self._mapper.map(dice_read_on_board(self.detect, prepared, detections, location.H), location, name)
 
 
 def detections_from_json(path: str | Path) -> DetectFn:
@@ -148,8 +149,8 @@ def detections_from_json(path: str | Path) -> DetectFn:
 
 
 def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT_COLOUR_MODEL,
-                   sizes: Path | None = DEFAULT_SIZE_MODEL) -> DetectFn:
-    """The trained detector (and the colour and size classifiers, when their weights exist)."""
+                   sizes: Path | None = DEFAULT_SIZE_MODEL, dice: Path | None = DEFAULT_DICE_MODEL) -> DetectFn:
+    """The trained detector (and the colour, size and dice face classifiers, when their weights exist)."""
     from companion.vision.detect import Detector, DetectorConfig
 
     colour_of = size_of = None
@@ -161,7 +162,12 @@ def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT
         from companion.vision.size_reader import SizeClassifier
 
         size_of = SizeClassifier(Path(sizes))
-    return Detector(DetectorConfig(weights=Path(weights)), colour_of, size_of)
+    faces_of = None
+    if dice is not None and Path(dice).exists():
+        from companion.vision.dice import DiceFaceClassifier
+
+        faces_of = DiceFaceClassifier(Path(dice))
+    return Detector(DetectorConfig(weights=Path(weights)), colour_of, size_of, faces_of)
 
 
 def annotate(frame: np.ndarray, observation: Observation) -> np.ndarray:

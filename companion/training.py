@@ -132,6 +132,21 @@ def train_size_classifier(data: Path, epochs: int = 6, batch: int = 128, name: s
                              scale=0.0, hsv_h=0.015, hsv_s=0.5, hsv_v=0.4, **gentle)
 
 
+def train_dice_classifier(data: Path, epochs: int = 10, batch: int = 128, name: str = "dice",
+                          project: Path = Path("runs/dice"), threads: int = 2, model: str = "yolo11n-cls.yaml",
+                          hours: float | None = None) -> Path:
+    """Trains the dice face classifier (companion/vision/dice.py) on top-face patches
+    (scripts/make_die_crops.py: train/val/<d6|d8>-<value>/*.png); returns the best weights.
+
+    A mirrored number is no number, so no mirroring; the patch's scale is the die's, so the random
+    resized crop is held at the whole patch (`scale=0`); the patches come already turned at random.
+    """
+    from companion.vision.dice import FACE_PX
+
+    return _train_classifier(data, model, project / name, threads, hours, epochs=epochs, imgsz=FACE_PX, batch=batch,
+                             fliplr=0.0, scale=0.0, hsv_h=0.2, hsv_s=0.5, hsv_v=0.4)
+
+
 def _train_classifier(data: Path, model: str, run: Path, threads: int, hours: float | None, **settings) -> Path:
     os.environ.setdefault("YOLO_VERBOSE", "true")
     ultralytics = import_ultralytics()
@@ -139,8 +154,9 @@ def _train_classifier(data: Path, model: str, run: Path, threads: int, hours: fl
 
     net = ultralytics.YOLO(model)
     net.add_callback("on_train_start", lambda trainer: torch.set_num_threads(threads))
+    settings = {"fliplr": 0.5, **settings}
     net.train(data=str(data), device="cpu", workers=0, plots=False, amp=False, project=str(run.parent.resolve()),
-              name=run.name, exist_ok=True, auto_augment=None, erasing=0.0, fliplr=0.5, verbose=True,
+              name=run.name, exist_ok=True, auto_augment=None, erasing=0.0, verbose=True,
               **settings, **({"time": hours} if hours else {}))
     weights = run.resolve() / "weights"
     return weights / "best.pt" if (weights / "best.pt").exists() else weights / "last.pt"

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from companion.recognize import DEFAULT_MODEL, model_detector  # noqa: E402
 from companion.referee import Referee  # noqa: E402
 from companion.vision.change import changed_cells  # noqa: E402
-from companion.vision.dice import read_dice  # noqa: E402
+from companion.vision.dice import dice_read_on_board  # noqa: E402
 from companion.vision.mapper import Mapper, config_for, location_from_truth  # noqa: E402
 from companion.vision.region import detect_near_board  # noqa: E402
 from companion.vision.size_reader import sizes_read_on_board  # noqa: E402
@@ -68,7 +68,7 @@ def referee_game(name: str, renderer, detect) -> dict:
         frame = frames[index]
         detections = detect_near_board(detect, frame, location.corners if on_cells else None)
         detections = sizes_read_on_board(detect, frame, detections, location.H)
-        return mapper.map(read_dice(frame, detections, location.H), location)
+        return mapper.map(dice_read_on_board(detect, frame, detections, location.H), location)
 
     positions = calm_positions(len(frames), hand_frames)
     referee = Referee(script.adapter(), script.start())

@@ -2,7 +2,7 @@
 """Measures the dice readers (companion/vision/dice.py) on rendered scenes, apart from the detector.
 
     python scripts/eval_dice.py datasets/referee [datasets/pieces-hd ...] [--kind d6|d8] [--min-visible 0.8]
-                                [--min-pip-px 3] [--top-reach 0.5] [--close-reach 0.46] [--json]
+                                [--min-pip-px 3] [--top-reach 0.5] [--close-reach 0.46] [--model W] [--split S] [--json]
 
 Each die of the kind asked (d6 pips by default, d8 numbers with --kind d8) of a scene with a board,
 at least `--min-visible` in view and with a true top value, is read
@@ -10,7 +10,8 @@ from its true box with the board's true homography, as the companion reads a det
 per dataset and for all: the share of dice read at all, the share of those read right, and the share of
 all dice read right, with the dice binned by their box's larger side in pixels (pips of dice under 30 px
 can hardly be told apart), and the time a reading takes. `companion eval` reports the same shares with
-the detector's boxes.
+the detector's boxes. With `--model`, the dice face classifier reads them as `read_dice` does with it (its surer
+readings, and the less sure ones the pips or the drawn numbers agree with).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.vision.dice import DiceConfig, _d8_templates, read_d6, read_d8  # noqa: E402
+from companion.vision.detection import Detection  # noqa: E402
+from companion.vision.dice import DiceConfig, DiceFaceClassifier, _d8_templates, read_d6, read_d8, read_dice  # noqa: E402
 from companion.vision.mapper import location_from_truth  # noqa: E402
 from companion.vision.sizing import PlaneCamera  # noqa: E402
 
@@ -40,9 +42,11 @@ def size_bin(side: float) -> str:
     return f"<{below[0]} px" if below else f">={BINS[-1]} px"
 
 
-def measure(dataset: Path, config: DiceConfig, min_visible: float, kind: str = "d6") -> Counter:
+def measure(dataset: Path, config: DiceConfig, min_visible: float, kind: str = "d6",
+            faces: DiceFaceClassifier | None = None, split: str = "*"
+            ) -> Counter:
     tally: Counter = Counter()
-    for path in sorted((dataset / "truth").glob("*/*.json")):
+    for path in sorted((dataset / "truth").glob(f"{split}/*.json")):
         truth = json.loads(path.read_text())
         dice = [o for o in truth["objects"] if o["kind"] == kind and o.get("box_px") and o.get("value")
                 and o.get("visible_fraction", 0) >= min_visible]
@@ -51,7 +55,8 @@ def measure(dataset: Path, config: DiceConfig, min_visible: float, kind: str = "
         image = next((dataset / "images" / path.parent.name).glob(path.stem + ".*"), None)
         if image is None:
             continue
-        gray = cv2.cvtColor(cv2.imread(str(image)), cv2.COLOR_BGR2GRAY)
+        colour = cv2.imread(str(image))
+        gray = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
         location = location_from_truth(truth)
         camera = PlaneCamera.from_homography(np.asarray(location.H, float), (gray.shape[1], gray.shape[0]))
         if camera is None:
@@ -59,7 +64,10 @@ def measure(dataset: Path, config: DiceConfig, min_visible: float, kind: str = "
         for die in dice:
             box = die["box_px"]
             started = time.perf_counter()
-            value = read_d6(gray, box, camera, config) if kind == "d6" else read_d8(gray, box, camera)
+            if faces is not None:
+                value = read_dice(colour, [Detection(kind, tuple(box), 1.0, kind)], location.H, faces=faces)[0].value
+            else:
+                value = read_d6(gray, box, camera, config) if kind == "d6" else read_d8(gray, box, camera)
             tally[("all", "seconds")] += time.perf_counter() - started
             bin_ = size_bin(max(box[2] - box[0], box[3] - box[1]))
             for key in ("all", bin_):
@@ -85,6 +93,8 @@ def main() -> int:
     parser.add_argument("--min-pip-px", type=float, help=f"default {DiceConfig().min_pip_px}")
     parser.add_argument("--top-reach", type=float, help=f"default {DiceConfig().top_reach}")
     parser.add_argument("--close-reach", type=float, help=f"default {DiceConfig().close_reach}")
+    parser.add_argument("--model", type=Path, help="read with the dice face classifier at these weights")
+    parser.add_argument("--split", default="*", help="one split of each dataset (train, val, test); default all")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     config = DiceConfig()
@@ -94,6 +104,7 @@ def main() -> int:
         config = replace(config, top_reach=args.top_reach)
     if args.close_reach is not None:
         config = replace(config, close_reach=args.close_reach)
+    faces = DiceFaceClassifier(args.model) if args.model else None
     _d8_templates()  # built once, on the first d8 read: not counted in the time per die
     total: Counter = Counter()
     report: dict = {"config": {"min_pip_px": config.min_pip_px, "top_reach": config.top_reach,
@@ -101,7 +112,7 @@ def main() -> int:
     for dataset in args.datasets:
         if not (dataset / "truth").is_dir():
             raise SystemExit(f"eval_dice: {dataset} has no truth/ folder (a dataset made by scripts/synth)")
-        tally = measure(dataset, config, args.min_visible, args.kind)
+        tally = measure(dataset, config, args.min_visible, args.kind, faces, args.split)
         total += tally
         report["datasets"][str(dataset)] = summary(tally, "all")
     report["all"] = summary(total, "all")

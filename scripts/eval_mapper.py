@@ -44,7 +44,7 @@ from companion.scoring import Observation as ScoredTable, ObservationError, pars
 from companion.vision.locate import BoardLocation, BoardNotFound, Locator, board_outline
 from companion.vision.mapper import (Mapper, board_spec_from_truth, config_for, location_from_truth, truth_detections,
                                      truth_objects)
-from companion.vision.dice import read_dice
+from companion.vision.dice import dice_read_on_board
 from companion.vision.region import detect_near_board
 from companion.vision.size_reader import sizes_read_on_board
 from companion.vision.observation import icetowers_position
@@ -174,7 +174,7 @@ def evaluate(truth: dict, noise: float, rng: np.random.Generator, tally: dict, d
                                                           else np.asarray(truth["board"]["outline_px"], float))
         detections = detect_near_board(detect, frame, outline, seat_zones=mapper.config.seats > 0)
         detections = sizes_read_on_board(detect, frame, detections, location.H)
-        detections = read_dice(frame, detections, location.H)
+        detections = dice_read_on_board(detect, frame, detections, location.H)
         observation = mapper.map(detections, location)
         judged_objects = [o.get("visible_fraction", 0) >= MIN_VISIBLE for o in objects]
         match = match_by_box([o["box_px"] for o in objects], [p.box for p in observation.pieces],

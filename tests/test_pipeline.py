@@ -592,6 +592,18 @@ def test_a_corrupt_size_model_is_reported_and_the_detector_keeps_its_own_sizes(t
     assert warning is not None and f"size model {sizes} unusable" in warning and "the detector's own" in warning
 
 
+def test_a_corrupt_dice_model_is_reported_and_the_dice_are_read_by_their_pips(tmp_path):
+    from companion import models
+    from companion.pipeline import load_detector
+    _needs_the_shipped_detector()
+    dice = tmp_path / "dice.pt"
+    dice.write_bytes(b"\x00\x01 this is not a torch checkpoint")
+    detector, warning = load_detector(PipelineConfig(model=models.DETECTOR_WEIGHTS, colour_model=None, size_model=None,
+                                                     dice_model=dice))
+    assert detector.faces_of is None
+    assert warning is not None and f"dice model {dice} unusable" in warning and "counting pips" in warning
+
+
 def test_a_corrupt_board_model_is_reported_and_boards_are_found_by_their_own_cues(tmp_path, table):
     from companion import models
     _needs_the_shipped_detector()

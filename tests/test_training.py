@@ -72,3 +72,31 @@ def test_a_file_that_is_not_a_checkpoint_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match="notes.pt is not a checkpoint"):
         average_checkpoints([pose, notes], tmp_path / "mean.pt")
     assert not (tmp_path / "mean.pt").exists()
+
+
+def test_the_dice_classifier_trains_without_mirrors_or_random_crops_and_the_size_classifier_with_mirrors(
+        tmp_path, monkeypatch):
+    import types
+
+    import companion.training as training
+    from companion.vision.dice import FACE_PX
+
+    seen = []
+
+    class FakeYOLO:
+        def __init__(self, model):
+            pass
+
+        def add_callback(self, event, callback):
+            pass
+
+        def train(self, **settings):
+            seen.append(settings)
+
+    monkeypatch.setattr(training, "import_ultralytics", lambda: types.SimpleNamespace(YOLO=FakeYOLO))
+    training.train_dice_classifier(tmp_path, project=tmp_path / "runs")
+    training.train_size_classifier(tmp_path, project=tmp_path / "runs")
+    dice, sizes = seen
+    # A mirrored number is no number; a patch's scale is the die's.
+    assert (dice["fliplr"], dice["scale"], dice["imgsz"]) == (0.0, 0.0, FACE_PX)
+    assert sizes["fliplr"] == 0.5

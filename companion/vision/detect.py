@@ -26,6 +26,7 @@ from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier, cro
 from companion.vision.detection import KEYPOINT_SEEN, Detection, with_cut_end_estimated, without_duplicates
 from companion.vision.mirrored import merge_looks, mirrored
 from companion.vision.size_reader import SizeClassifier, with_sizes_read
+from companion.vision.dice import DiceFaceClassifier
 from companion.vision.yolo_env import import_ultralytics
 
 
@@ -109,10 +110,11 @@ class Detector:
     """Loads a model once; `detect(frame)` returns the frame's detections, best first."""
 
     def __init__(self, config: DetectorConfig, colour_of: ColourClassifier | None = None,
-                 size_of: SizeClassifier | None = None):
+                 size_of: SizeClassifier | None = None, faces_of: DiceFaceClassifier | None = None):
         self.config = config
         self.colour_of = colour_of
         self.size_of = size_of
+        self.faces_of = faces_of  # read by vision/dice.py's `dice_read_on_board` once the board is located
         path = Path(config.weights)
         if not path.exists():
             raise ModelError(f"model file {path} does not exist")
