@@ -43,8 +43,7 @@ def size_bin(side: float) -> str:
 
 
 def measure(dataset: Path, config: DiceConfig, min_visible: float, kind: str = "d6",
-            faces: DiceFaceClassifier | None = None, split: str = "*"
-            ) -> Counter:
+            faces: DiceFaceClassifier | None = None, split: str = "*") -> Counter:
     tally: Counter = Counter()
     for path in sorted((dataset / "truth").glob(f"{split}/*.json")):
         truth = json.loads(path.read_text())
@@ -65,7 +64,8 @@ def measure(dataset: Path, config: DiceConfig, min_visible: float, kind: str = "
             box = die["box_px"]
             started = time.perf_counter()
             if faces is not None:
-                value = read_dice(colour, [Detection(kind, tuple(box), 1.0, kind)], location.H, faces=faces)[0].value
+                value = read_dice(colour, [Detection(kind, tuple(box), 1.0, kind)], location.H, config=config,
+                                  faces=faces)[0].value
             else:
                 value = read_d6(gray, box, camera, config) if kind == "d6" else read_d8(gray, box, camera)
             tally[("all", "seconds")] += time.perf_counter() - started

@@ -163,3 +163,15 @@ def test_the_shipped_face_classifier_reads_each_d6_and_d8_right_or_not_at_all(si
         shown = [o["value"] for o in truth["objects"]]
         assert all(value in (None, face) for value, face in zip(read, shown)), (kind, read, shown)
         assert sum(value is not None for value in read) >= len(shown) - 1, (kind, read)
+
+
+def test_a_less_sure_reading_stands_only_where_the_pips_counted_agree(six_dice):
+    from companion.vision.dice import MIN_AGREED_PROBABILITY, MIN_FACE_PROBABILITY
+
+    class UnsureThree:
+        def read(self, image, dice, camera, min_probability=0.0):
+            return [(3, (MIN_AGREED_PROBABILITY + MIN_FACE_PROBABILITY["d6"]) / 2) for _ in dice]
+
+    frame, truth = six_dice
+    read = read_dice(frame, _dice(truth), location_from_truth(truth).H, faces=UnsureThree())
+    assert [d.value for d in read] == [None, None, 3, None, None, None]
