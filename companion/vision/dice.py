@@ -91,8 +91,7 @@ def read_dice(frame: np.ndarray, detections: Sequence[Detection], plane_to_image
     colour = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     out = list(detections)
     chosen = [k for k, d in enumerate(out) if d.kind in readers]
-    for k, (best, probability) in zip(chosen, faces.read(colour, [(out[k].kind, out[k].box) for k in chosen],
-                                                         camera, min_probability=0.0)):
+    for k, (best, probability) in zip(chosen, faces.read(colour, [(out[k].kind, out[k].box) for k in chosen], camera)):
         kind, value = out[k].kind, None
         if best is not None and probability >= MIN_FACE_PROBABILITY[kind]:
             value = best
@@ -301,7 +300,7 @@ def _top_face(kind: str, box: Sequence[float], camera: PlaneCamera) -> tuple[np.
 
 
 MIN_FACE_PROBABILITY = {"d6": 0.8, "d8": 0.9}
-"""A face the classifier reads less surely than this stays unread."""
+"""A face the classifier reads less surely than this stays unread (`read_dice`)..."""
 MIN_AGREED_PROBABILITY = 0.5
 """...or at least this sure and the pips counted or the number matched say the same (`read_dice`)."""
 MIN_FACE_SPAN_PX = {"d6": 12.0, "d8": 8.0}
@@ -323,21 +322,36 @@ class DiceFaceClassifier(CropClassifier):
 
     def __init__(self, weights: Path, threads: int = 2):
         super().__init__(weights, FACE_PX, "dice face", threads, mirror=False)
-        self._faces = {i: (name.split("-")[0], int(name.split("-")[1])) for i, name in self.names.items()}
+        self._classes: dict[str, list[int]] = {}  # class indices by kind ...
+        self._values: dict[int, int] = {}  # ... and the value each class names
+        for i, name in self.names.items():
+            kind, value = name.split("-")
+            self._classes.setdefault(kind, []).append(i)
+            self._values[i] = int(value)
 
-    def read(self, image: np.ndarray, dice: Sequence[tuple[str, Sequence[float]]], camera: PlaneCamera,
-             min_probability: float | None = None) -> list[tuple[int | None, float]]:
-        """For each (kind, box), its top value and the probability of it among that kind's faces
-        ((None, probability) below `min_probability`, by default the kind's MIN_FACE_PROBABILITY; and
-        (None, 0.0) for a die too small in the picture, MIN_FACE_SPAN_PX, or a box that fits no die)."""
-        faces = [_top_face(kind, box, camera) for kind, box in dice]
-        patches = [[_face_patch(image, camera, face, turn) for turn in FACE_TURNS]
-                   if face is not None and face[3] >= MIN_FACE_SPAN_PX[kind] else [None]
-                   for (kind, _), face in zip(dice, faces)]
-        seen = [k for k, looks in enumerate(patches) if all(p is not None for p in looks)]
+    def read(self, image: np.ndarray, dice: Sequence[tuple[str, Sequence[float]]], camera: PlaneCamera
+             ) -> list[tuple[int | None, float]]:
+        """For each (kind, box), its likeliest top value and that value's probability among the
+        kind's faces; (None, 0.0) for a die too small in the picture (MIN_FACE_SPAN_PX), a box that
+        fits no die, or a kind the model has no classes for. Which readings to believe is
+        `read_dice`'s choice."""
         out: list[tuple[int | None, float]] = [(None, 0.0)] * len(dice)
+        seen, looks = [], [[] for _ in FACE_TURNS]
+        for k, (kind, box) in enumerate(dice):
+            face = _top_face(kind, box, camera)
+            if face is None or face[3] < MIN_FACE_SPAN_PX[kind] or kind not in self._classes:
+                continue
+            seen.append(k)
+            for look, turn in zip(looks, FACE_TURNS):
+                look.append(_face_patch(image, camera, face, turn))
         if not seen:
             return out
+        for k, p in zip(seen, self.probabilities(*looks)):
+            own = self._classes[dice[k][0]]
+            share = p[own] / max(float(p[own].sum()), 1e-9)
+            best = int(np.argmax(share))
+            out[k] = (self._values[own[best]], float(share[best]))
+        return out
         looks = [[patches[k][t] for k in seen] for t in range(len(FACE_TURNS))]
         for k, p in zip(seen, self.probabilities(*looks)):
             kind = dice[k][0]
