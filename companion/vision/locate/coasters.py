@@ -84,6 +84,112 @@ def _coaster_quads(masks: list[list[np.ndarray]], config: LocateConfig,
     return quads
 
 
+def _second_look_views(masks: list[list[np.ndarray]], quads: dict[int, np.ndarray], trusted: dict[int, np.ndarray],
+                       others: dict[int, list[np.ndarray]], spec: BoardSpec, config: LocateConfig,
+                       shape: tuple[int, ...]) -> list[np.ndarray]:
+    """More views, from the outlines the coasters' colours give once their regions are cut apart or
+    filled in (`_parted_outlines`): each pair of outlines with at least one offered or so taken,
+    and the consensus with one coaster's outline swapped for one so taken."""
+    parted = _parted_outlines(masks, quads, others, config)
+    candidates = {pos: ([trusted[pos]] if pos in trusted else [])
+                  + [q for q in others.get(pos, []) + parted.get(pos, []) if not _on_picture_edge(q, shape)]
+                  for pos in range(4)}
+    views = []
+    for a, b in itertools.combinations(range(4), 2):
+        for k, (qa, qb) in enumerate(itertools.product(candidates[a], candidates[b])):
+            if k == 0 and a in trusted and b in trusted:
+                continue  # the two found outlines: among the first look's views
+            if not _could_be_neighbours(qa, qb) or not _pair_nearly_fits({a: qa, b: qb}, spec):
+                continue
+            hs = _coaster_subset_homography({a: qa, b: qb}, spec, config)
+            if hs is not None:
+                views.append(hs)
+    for pos, outlines in parted.items():
+        for quad in outlines:
+            swapped = {**quads, pos: quad}
+            # Fewer samples than the first look's: a consensus its outlines all but make is wanted
+            # here, and the many swaps of a frame without a board would cost 5 ms each.
+            hs = _coaster_consensus(swapped, spec, max_iters=200) if len(swapped) >= 2 else None
+            if hs is not None:
+                views.append(hs)
+    return views
+
+
+def _could_be_neighbours(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two outlines could be two coasters of one board: of like size (a board seen at a
+    slant shrinks its far coasters, but not to a third), their middles a side or a diagonal apart.
+    Cheap, and most pairs of the second look fail it."""
+    area_a, area_b = abs(cv2.contourArea(a.astype(np.float32))), abs(cv2.contourArea(b.astype(np.float32)))
+    if min(area_a, area_b) < 0.33 * max(area_a, area_b):
+        return False
+    apart = float(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0))) / math.sqrt(0.5 * (area_a + area_b))
+    return 0.6 <= apart <= 2.2
+
+
+def _pair_nearly_fits(quads: dict[int, np.ndarray], spec: BoardSpec, tolerance: float = 0.15) -> bool:
+    """Whether, in some turn of the first outline, the view its corners alone give puts the second
+    coaster within `tolerance` of a side of some turn of the second outline: a quick test (four
+    exact views from four corners) before the pair's sixteen least-squares fits, which most pairs
+    of the second look would fail."""
+    (src_a, dst_a), (src_b, dst_b) = (pairs := _coaster_pairs(quads, spec))[min(pairs)], pairs[max(pairs)]
+    side_px = math.sqrt(abs(cv2.contourArea(dst_a.astype(np.float32))))
+    turns_b = np.stack([np.roll(dst_b, turn, axis=0) for turn in range(4)])
+    for turn in range(4):
+        h = cv2.getPerspectiveTransform(src_a.astype(np.float32), np.roll(dst_a, turn, axis=0).astype(np.float32))
+        predicted = _apply_h(h, src_b)
+        if np.hypot(*(turns_b - predicted).transpose(2, 0, 1)).mean(axis=1).min() < tolerance * side_px:
+            return True
+    return False
+
+
+def _parted_outlines(masks: list[list[np.ndarray]], quads: dict[int, np.ndarray], others: dict[int, list[np.ndarray]],
+                     config: LocateConfig) -> dict[int, list[np.ndarray]]:
+    """Per coaster position, the outlines its colour's regions give once cut apart or filled in
+    (`_separated_outlines`) that are not already found or offered; rougher, for making views only."""
+    min_area = config.coaster_min_area_fraction * masks[0][0].size
+    parted = {}
+    for pos, variants in enumerate(masks):
+        known = ([quads[pos]] if pos in quads else []) + others.get(pos, [])
+        parted[pos] = []
+        # The whole hue band only: its saturated part is a part of it, and cutting that apart
+        # too found nothing more on the renders while costing as much again.
+        for quad in sorted(_separated_outlines(variants[:1], min_area, config),
+                           key=lambda q: -abs(cv2.contourArea(q.astype(np.float32)))):
+            if len(parted[pos]) == config.coaster_max_alternatives:
+                break
+            if not any(np.abs(quad - np.roll(k, t, axis=0)).max() < 3.0 for k in known for t in range(4)):
+                parted[pos].append(quad)
+                known.append(quad)
+    return parted
+
+
+def _separated_outlines(variants: list[np.ndarray], min_area: float, config: LocateConfig) -> list[np.ndarray]:
+    """Outlines a coaster's colour offers once its regions are cut apart or filled in.
+
+    Opened: a card or piece of the coaster's colour touching it at a corner or an edge merges with
+    it into one region that outlines no square, and opening cuts the narrow bridge between them.
+    Filled: a pale coaster whose face falls outside its colour's band shows only its printed grid,
+    which encloses the squares, so the grid's region with its holes filled is the coaster."""
+    side = max(3, int(config.coaster_separation * math.sqrt(min_area)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
+    out = []
+    for mask in variants:
+        opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+        filled = np.zeros_like(mask)
+        cv2.drawContours(filled, cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0], -1, 255,
+                         cv2.FILLED)
+        for region in (opened, filled):
+            for quad in _coaster_candidates(region, min_area):
+                if abs(cv2.contourArea(quad.astype(np.float32))) < min_area:
+                    continue
+                poly = np.zeros_like(mask)
+                cv2.fillConvexPoly(poly, np.round(quad).astype(np.int32), 255)
+                inside = float(cv2.countNonZero(cv2.bitwise_and(region, poly)))
+                if inside / max(1.0, float(cv2.countNonZero(poly))) >= config.coaster_min_fill:
+                    out.append(quad)
+    return out
+
+
 def _coaster_candidates(mask: np.ndarray, min_area: float) -> list[np.ndarray]:
     """Outlines a coaster of this colour could have: first all large regions together (an arm
     across a coaster splits it in two), then each large region alone (a card or a piece of the
@@ -99,7 +205,11 @@ def _coaster_candidates(mask: np.ndarray, min_area: float) -> list[np.ndarray]:
     parts = [1 + k for k in large if areas[k] >= 0.2 * areas[large].max()]
 
     def outline(k: int) -> np.ndarray:
-        found = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0]
+        # Within the region's bounding box only: a frame has many regions, and the whole frame's
+        # mask per region cost more than the rest of the search.
+        bx, by, bw, bh = stats[k, :4]
+        region = (labels[by:by + bh, bx:bx + bw] == k).astype(np.uint8)
+        found = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(int(bx), int(by)))[0]
         return max(found, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
 
     contours = {k: outline(k) for k in parts}
@@ -119,49 +229,34 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     telling = [[m for m in variants if cv2.countNonZero(m) < config.coaster_table_fraction * m.size]
                for variants in masks]
     judge = telling if sum(bool(v) for v in telling) >= 2 else masks
-    if len(quads) < 2:
-        raise BoardNotFound("no-board", f"found {len(quads)} of the four coasters "
-                                        f"({', '.join(spec.coaster_colours)}); need at least two")
+    # Where a hand covers a coaster, the right board shows no colour and a board shrunk off the hand
+    # shows nothing wrong: the hand's pixels are left out of the judging.
+    hand = _hand_mask(image, config)
     # A coaster the picture's edge cuts has the edge for a side: the sets of coasters tried are
     # of whole ones when two or more are whole (the refit below still uses the cut one's corners
     # that are its own).
     whole = {pos: quad for pos, quad in quads.items() if not _on_picture_edge(quad, image.shape)}
-    # The corner consensus of the coasters found first; then each set of two or more of them (a
-    # hand may have bent two outlines the same way); then the consensus with one coaster's
-    # outline swapped for another region of its colour (a card or a piece beside the board).
-    # The colours judge; the first is kept unless another fits them clearly better.
-    consensus = _coaster_consensus(quads, spec)
-    hyps = [] if consensus is None else [consensus]
     trusted = whole if len(whole) >= 2 else quads
-    found = sorted(trusted)
-    # The consensus took every coaster found; the sets go down from all but one of them, or
-    # from all the whole ones when the edge cuts some.
-    largest = len(found) if len(trusted) < len(quads) else len(found) - 1
-    for k in range(largest, 1, -1):
-        for subset in itertools.combinations(found, k):
-            hs = _coaster_subset_homography({p: trusted[p] for p in subset}, spec, config)
-            if hs is not None:
-                hyps.append(hs)
-    for pos, alternatives in others.items():
-        for quad in alternatives:
-            hs = _coaster_consensus({**quads, pos: quad}, spec)
-            if hs is not None:
-                hyps.append(hs)
-    if not hyps:
-        raise _CoastersApart("the coasters do not form one board")
-    # Where a hand covers a coaster, the right board shows no colour and a board shrunk off the hand
-    # shows nothing wrong: the hand's pixels are left out of the judging.
-    hand = _hand_mask(image, config)
+    consensus = _coaster_consensus(quads, spec) if len(quads) >= 2 else None
+    hyps = _coaster_views(quads, trusted, others, consensus, spec, config)
     scores = [_colour_agreement(hh, judge, spec, hand) for hh in hyps]
-    best = int(np.argmax(scores))
-    if consensus is not None and scores[best] < scores[0] + config.coaster_switch_margin:
-        best = 0
-    h, agreement = hyps[best], scores[best]
-    refined = _refit_to_agreeing_coasters(h, quads, others, spec, image.shape)
-    if refined is not None:
-        refined_agreement = _colour_agreement(refined, judge, spec, hand)
-        if refined_agreement >= agreement - config.coaster_switch_margin:
-            h, agreement = refined, refined_agreement
+    chosen = _best_coaster_view(hyps, scores, consensus is not None, quads, others, judge, hand, spec, config,
+                                image.shape)
+    if config.coaster_second_look_below > 0 and (chosen is None or chosen[1] < config.coaster_second_look_below):
+        # A card of a coaster's colour touching the coaster, or a pale coaster showing only its
+        # printed grid, leaves no outline of it among those found. Only where the first look is
+        # unsure, as this costs about as much again.
+        more = _second_look_views(masks, quads, trusted, others, spec, config, image.shape)
+        if more:
+            scores += [_colour_agreement(hh, judge, spec, hand) for hh in more]
+            chosen = _best_coaster_view(hyps + more, scores, consensus is not None, quads, others, judge, hand, spec,
+                                        config, image.shape)
+    if chosen is None:
+        if len(quads) < 2:
+            raise BoardNotFound("no-board", f"found {len(quads)} of the four coasters "
+                                            f"({', '.join(spec.coaster_colours)}); need at least two")
+        raise _CoastersApart("the coasters do not form one board")
+    h, agreement = chosen
     if agreement < config.coaster_min_agreement:
         raise _CoastersApart(f"the coloured regions do not form a Martian Coasters board (colour agreement {agreement:.2f})")
     supported = 4 * len(quads)
@@ -172,6 +267,53 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
         raise BoardNotFound("cut-by-frame", "the coasters run past the edge of the picture")
     hf = _scale_h(h, 1.0 / scale)
     return _Found(min(1.0, agreement), "coasters", supported, [hf])
+
+
+def _coaster_views(quads: dict[int, np.ndarray], trusted: dict[int, np.ndarray], others: dict[int, list[np.ndarray]],
+                   consensus: np.ndarray | None, spec: BoardSpec, config: LocateConfig) -> list[np.ndarray]:
+    """The views the coasters found make: the corner consensus of them all first; then each set of
+    two or more of the trusted ones (a hand may have bent two outlines the same way); then the
+    consensus with one coaster's outline swapped for another region of its colour (a card or a
+    piece beside the board)."""
+    hyps = [] if consensus is None else [consensus]
+    found = sorted(trusted)
+    # The consensus took every coaster found; the sets go down from all but one of them, or
+    # from all the whole ones when the edge cuts some. Two coasters side by side are a set of two
+    # even when they are all that was found: the consensus matches their corners by the pair's
+    # middle, which two of their corners are equally near, and only a pair's view tries every turn.
+    largest = len(found) if len(trusted) < len(quads) or len(found) == 2 else len(found) - 1
+    for k in range(largest, 1, -1):
+        for subset in itertools.combinations(found, k):
+            hs = _coaster_subset_homography({p: trusted[p] for p in subset}, spec, config)
+            if hs is not None:
+                hyps.append(hs)
+    for pos, alternatives in others.items():
+        for quad in alternatives:
+            hs = _coaster_consensus({**quads, pos: quad}, spec)
+            if hs is not None:
+                hyps.append(hs)
+    return hyps
+
+
+def _best_coaster_view(hyps: list[np.ndarray], scores: list[float], consensus_first: bool,
+                       quads: dict[int, np.ndarray], others: dict[int, list[np.ndarray]],
+                       judge: list[list[np.ndarray]], hand: np.ndarray | None, spec: BoardSpec, config: LocateConfig,
+                       shape: tuple[int, ...]) -> tuple[np.ndarray, float] | None:
+    """(view, colour agreement) of the view the colours judge best (`scores`, the views' colour
+    agreements), refitted to the coasters that agree with it; the consensus (`hyps[0]` when
+    `consensus_first`) is kept unless another fits the colours clearly better. None without views."""
+    if not hyps:
+        return None
+    best = int(np.argmax(scores))
+    if consensus_first and scores[best] < scores[0] + config.coaster_switch_margin:
+        best = 0
+    h, agreement = hyps[best], scores[best]
+    refined = _refit_to_agreeing_coasters(h, quads, others, spec, shape)
+    if refined is not None:
+        refined_agreement = _colour_agreement(refined, judge, spec, hand)
+        if refined_agreement >= agreement - config.coaster_switch_margin:
+            h, agreement = refined, refined_agreement
+    return h, agreement
 
 
 def _coaster_sides_refined(h: np.ndarray, image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> np.ndarray:
@@ -324,13 +466,14 @@ def _refit_to_agreeing_coasters(h: np.ndarray, quads: dict[int, np.ndarray], oth
     return refined
 
 
-def _coaster_consensus(quads: dict[int, np.ndarray], spec: BoardSpec) -> np.ndarray | None:
-    """The board-to-image homography most of the coasters' corners agree on (RANSAC)."""
+def _coaster_consensus(quads: dict[int, np.ndarray], spec: BoardSpec, max_iters: int = 2000) -> np.ndarray | None:
+    """The board-to-image homography most of the coasters' corners agree on (RANSAC, trying at most
+    `max_iters` samples)."""
     pairs = _coaster_pairs(quads, spec)
     src_all = np.vstack([pairs[p][0] for p in sorted(pairs)])
     dst_all = np.vstack([pairs[p][1] for p in sorted(pairs)])
     cell_img = math.sqrt(abs(cv2.contourArea(dst_all[:4].astype(np.float32)))) / 3
-    h, mask = cv2.findHomography(src_all, dst_all, cv2.RANSAC, max(1.0, 0.12 * cell_img))
+    h, mask = cv2.findHomography(src_all, dst_all, cv2.RANSAC, max(1.0, 0.12 * cell_img), maxIters=max_iters)
     if h is not None and mask.sum() >= 4:
         inl = mask.ravel().astype(bool)
         h, _ = cv2.findHomography(src_all[inl], dst_all[inl], 0)

@@ -62,6 +62,13 @@ class LocateConfig:
     """Other outlines per coaster colour (cards, pieces of that colour) offered to the colour judge."""
     coaster_table_fraction: float = 0.3
     """A colour covering this share of the frame is the table's too, and does not judge a fit."""
+    coaster_second_look_below: float = 0.75
+    """Where the coasters found make no board, or none whose colours agree this well, their colours'
+    regions are cut apart and filled in for more outlines (`_separated_outlines`); 0 never (the search of
+    the full picture for a board far off, where a second look would cost four times as much)."""
+    coaster_separation: float = 0.25
+    """Regions of a coaster's colour are also opened with a square this share of the smallest coaster's
+    side across, which parts a coaster from a card of its colour touching it (`_separated_outlines`)."""
     coaster_min_agreement: float = 0.5
     """Mean share of each coaster's area that must show its colour under the fitted board (hand pixels
     left out). 0.35 until session 29: of the boards placed on wrong cells in `datasets/pieces-hd`, 17 of

@@ -132,7 +132,8 @@ class Locator:
                     raise
                 try:
                     found = _locate_coasters(image, 1.0, self.spec,
-                                             replace(cfg, coaster_min_agreement=cfg.coaster_full_resolution_agreement))
+                                             replace(cfg, coaster_min_agreement=cfg.coaster_full_resolution_agreement,
+                                                     coaster_second_look_below=0.0))
                 except BoardNotFound:
                     raise exc from None  # the working copy's reason is the one to report
                 outline = _apply_h(found.candidates[0], self.spec.outline())
