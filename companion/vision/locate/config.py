@@ -127,6 +127,12 @@ class LocateConfig:
     hex_max_seeds: int = 4
     """Hex cell guesses are grown best supported first, so few are needed: on the benchmark's
     drawn frames 4 found as many boards as 16 had in the earlier strongest-first order."""
+    hex_equalised_clip: float = 3.0
+    """Where nothing places a hex board, it is looked for again in the picture with its local contrast
+    equalised (CLAHE with this clip limit, 8x8 tiles; 0: not), for hairlines an overexposed picture
+    left a few grey levels deep (only where the cells grew no lattice at all)."""
+    hex_equalised_min_confidence: float = 0.3
+    """A lattice found in the equalised picture must explain this share of the board's cells."""
     hex_fallback_below: float = 0.5
     hex_light_cell_width: int = 960
     """When the line cues explain less than this share of the cells, the light-cell cues are tried too."""

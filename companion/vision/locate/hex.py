@@ -20,8 +20,39 @@ from companion.vision.locate.geometry import (SQRT3, _apply_h, _hex_centre, _hex
 from companion.vision.locate.lattice import HEX_LATTICE, _fit_h, grow_lattice
 
 
+class _NoHexLattice(BoardNotFound):
+    """The cell cues grew no lattice at all (as against a lattice too small, or a board cut by the
+    picture's edge)."""
+
+    def __init__(self, detail: str):
+        super().__init__("no-board", detail)
+
+
 def _locate_hex(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
                 hidden: _Hidden | None = None, colour: np.ndarray | None = None) -> _Found:
+    """The hex board (`_locate_hex_in`); where its cells grew no lattice at all and nothing else
+    placed it, looked for once more in the picture with its local contrast equalised (CLAHE): on an
+    overexposed white board, or white paper on a white table, the hairlines are a few grey levels
+    deep, too faint for the ridge filter and the cells' shapes, and equalising deepens them. A
+    lattice so found must explain `hex_equalised_min_confidence` of the cells: equalising deepens
+    the table's grain too. The first search's reason is the one reported."""
+    try:
+        return _locate_hex_in(gray, scale, spec, config, hidden, colour)
+    except _NoHexLattice as first:
+        if config.hex_equalised_clip <= 0:
+            raise
+        clahe = cv2.createCLAHE(clipLimit=config.hex_equalised_clip, tileGridSize=(8, 8))
+        try:
+            found = _locate_hex_in(clahe.apply(gray), scale, spec, config, hidden, colour)
+        except BoardNotFound:
+            raise first from None
+        if found.method != "outline" and found.confidence < config.hex_equalised_min_confidence:
+            raise first from None
+        return found
+
+
+def _locate_hex_in(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
+                   hidden: _Hidden | None = None, colour: np.ndarray | None = None) -> _Found:
     """The hex board from its lines (either polarity, at full and then half resolution); when
     that finds little, also from light cells ringed by darker lines (boards drawn with wide dark
     gaps between the cells); when neither finds a lattice, from the board's outline. `hidden`:
@@ -174,7 +205,7 @@ def _hex_lattice(pts: np.ndarray, n: int, config: LocateConfig,
     got = grow_lattice(pts, HEX_LATTICE, replace(config, max_seeds=config.hex_max_seeds), max_extent=2 * n, target=target)
     if got is None or len(got[0]) < max(config.min_lattice_points, total // 4):
         found = 0 if got is None else len(got[0])
-        raise BoardNotFound("no-board", f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
+        raise _NoHexLattice(f"no hex lattice: {len(pts)} cell cues, at most {found} in a lattice")
     idx, img = got
     h = _fit_h(HEX_LATTICE.plane(idx.astype(float)), img)
     if _jacobian_det(h, HEX_LATTICE.plane(idx.mean(0, keepdims=True))[0]) > 0:
