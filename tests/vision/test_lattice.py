@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from companion.vision.locate import LocateConfig
-from companion.vision.locate.lattice import HEX_LATTICE, _CueMap, grow_lattice
+from companion.vision.locate.lattice import HEX_LATTICE, SQUARE_LATTICE, _CueMap, _densify, grow_lattice
 
 
 def _warp(points: np.ndarray) -> np.ndarray:
@@ -69,3 +69,13 @@ def test_a_hex_board_is_grown_past_a_denser_patch_of_other_cues_that_its_guesses
     true_plane = HEX_LATTICE.plane(np.array([truth[tuple(np.round(p, 6))] for p in img]))
     true_gaps = np.hypot(*(true_plane[:, None, :] - true_plane[None]).transpose(2, 0, 1))
     assert np.allclose(gaps, true_gaps, atol=1e-6)
+
+
+def test_a_lattice_of_every_other_point_along_one_row_is_left_as_it_is_not_refined_off_a_line():
+    # Halving its steps leaves the points in one row, through which no plane is fitted (the drawn
+    # chessboard benchmark stopped on such a lattice with a TypeError).
+    idx = np.array([(2 * k, 0) for k in range(6)])
+    pts = _warp(idx.astype(float))
+    got_idx, got_ids = _densify(pts, SQUARE_LATTICE, LocateConfig(), 8, (idx.copy(), np.arange(6)))
+    assert sorted(map(tuple, got_idx)) == [(k, 0) for k in range(6)]
+    assert sorted(got_ids.tolist()) == list(range(6))

@@ -352,6 +352,41 @@ def test_too_dark_frame_is_refused_with_the_reason():
     assert "brightness" in str(err.value)
 
 
+@pytest.mark.parametrize("game, seed, framing", [("space-arena", 6102, "referee"), ("zamboni-wars", 7057, "free")])
+def test_a_lit_board_on_a_dark_cloth_is_not_refused_as_too_dark(game, seed, framing):
+    # Pictures whose mean brightness is 30-35 (the cloth) round a board plain to see: the
+    # picture's brightest part is what says whether it is too dark.
+    frame, spec, h_true, a1 = _rendered_board(game, seed, framing)
+    assert cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).mean() < 35
+    _found_right(frame, spec, h_true, a1)
+
+
+def test_a_chessboard_near_the_picture_s_edge_grown_along_its_diagonals_is_read_as_its_own_corners():
+    # Referee render 6132 (Icebomb Arena, 8x4 area): only every other corner grew into the lattice,
+    # a square lattice along the board's diagonals. Read as grown, its few alternating windows tied
+    # with one past the picture's bottom edge, and the board, wholly in view, was refused as cut.
+    frame, spec, h_true, a1 = _rendered_board("icebomb-arena", 6132, "referee")
+    _found_right(frame, spec, h_true, a1)
+
+
+def test_a_chessboard_with_two_strays_beyond_its_wide_border_is_not_put_a_column_onto_it():
+    # Referee render 6131 (Icebomb Arena): the corners of two pieces on the table two columns past
+    # the board's last corners, across its wide wooden border, stretched the lattice so that the board's
+    # window was sought a column onto the border.
+    frame, spec, h_true, a1 = _rendered_board("icebomb-arena", 6131, "referee")
+    _found_right(frame, spec, h_true, a1)
+
+
+def test_a_chessboard_the_picture_cuts_is_not_read_along_its_diagonals():
+    # Freely framed render 7081: the board's corner runs past the picture's bottom edge. Its lattice
+    # alternates well (55 of 64 cells) and is refused as cut; read along its diagonals it was put,
+    # turned an eighth, on wrong cells.
+    frame, spec, h_true, a1 = _rendered_board("icebomb-arena", 7081, "free")
+    with pytest.raises(BoardNotFound) as err:
+        Locator(spec).locate(frame, a1_near=a1)
+    assert err.value.reason == "cut-by-frame"
+
+
 def test_a_board_whose_colours_differ_but_grey_levels_match_is_found_through_its_colours():
     spec = SPECS["chess"]
     frame, h_true = make_scene(spec, 8, pieces=0.0, hands=0)

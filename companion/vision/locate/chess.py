@@ -55,19 +55,35 @@ def _locate_chess(gray: np.ndarray, full_gray: np.ndarray, scale: float, spec: B
 
 def _chess_from_corners(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full_gray: np.ndarray, scale: float,
                         spec: BoardSpec, config: LocateConfig) -> _Found:
-    """The board on a corner lattice, read as grown or, when no cells alternate, along its diagonals."""
+    """The board on a corner lattice, read as grown or, when no cells alternate (or the few that
+    do place the board past the picture's edge), along its diagonals."""
     try:
         return _chess_from_lattice(idx, img, gray, full_gray, scale, spec, config)
     except BoardNotFound as exc:
-        if exc.reason != "wrong-board-kind":
+        weak_cut = isinstance(exc, _ChessboardCut) and exc.alternation < config.chess_diagonal_after_cut_below
+        if exc.reason != "wrong-board-kind" and not weak_cut:
             raise
         # Every other corner, a lattice turned 45 degrees and 1.4 cells wide, is a square lattice
-        # too; grown from it, no cells alternate. Read as the board's own corners, they may.
+        # too; grown from it, hardly any cells alternate. Read as the board's own corners, they
+        # may. Near the picture's edge, the few cells of the grown reading that alternate tie with
+        # a window past it, and the board wholly in view was refused as cut (Icebomb Arena referee
+        # render 6132: 21 of 64 alternating; a board the picture really cuts shows 54-55, and
+        # read along its diagonals was put on wrong cells, freely framed 7081).
         diagonal = np.stack([idx[:, 0] + idx[:, 1], idx[:, 0] - idx[:, 1]], 1)
         try:
             return _chess_from_lattice(diagonal, img, gray, full_gray, scale, spec, config)
         except BoardNotFound:
             raise exc from None
+
+
+class _ChessboardCut(BoardNotFound):
+    """The chessboard's window runs past the picture's edge; `alternation`: the share of its 64
+    cells that alternate light and dark as a chessboard's do."""
+
+    def __init__(self, alternation: float):
+        super().__init__("cut-by-frame", "the chessboard runs past the edge of the picture; "
+                                         "aim the camera so the whole board is in view")
+        self.alternation = alternation
 
 
 def _chess_from_lattice(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full_gray: np.ndarray, scale: float,
@@ -151,8 +167,7 @@ def _chess_from_lattice(idx: np.ndarray, img: np.ndarray, gray: np.ndarray, full
         if s2 < s - 2:
             break
         if _outside(_apply_h(h, cell_middles + [ou2, ov2]), gray.shape, config.frame_margin_px):
-            raise BoardNotFound("cut-by-frame", "the chessboard runs past the edge of the picture; "
-                                                "aim the camera so the whole board is in view")
+            raise _ChessboardCut(s / 64)
     # Full-resolution refinement of the matched corners, then a robust fit of the 8x8 board.
     board_idx = idx - [ou, ov]
     inner = np.all((board_idx >= 1) & (board_idx <= 7), axis=1)
@@ -201,7 +216,8 @@ def _playing_cell_middles(spec: BoardSpec) -> np.ndarray:
 
 
 def _drop_stray_rows(idx: np.ndarray, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The lattice without an outermost row (or column) of one cue beside a well-filled one.
+    """The lattice without an outermost row (or column) of one cue beside a well-filled one, or of
+    two cues with an empty row between them and a well-filled one.
 
     A piece's corner on the table one row beyond the board fits the lattice as well as the board's
     own corners; kept, it stretches the lattice a row past the board, and the board's windows are
@@ -221,7 +237,11 @@ def _drop_stray_rows(idx: np.ndarray, img: np.ndarray) -> tuple[np.ndarray, np.n
                     continue
                 nearest = pick(rest)  # the next row holding cues, past any empty ones
                 next_row = int((idx[:, axis] == nearest).sum())
-                if at_edge == 1 and next_row >= 6:
+                # Two strays an empty row beyond the board's last well-filled one are no edge of
+                # it either (Icebomb Arena referee render 6131: two pieces' corners on the table
+                # past a wide border put the board a column onto it).
+                apart = abs(int(nearest) - int(edge)) > 1
+                if (at_edge == 1 or (at_edge == 2 and apart)) and next_row >= 6:
                     keep = idx[:, axis] != edge
                     idx, img = idx[keep], img[keep]
                     changed = True

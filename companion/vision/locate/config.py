@@ -14,6 +14,10 @@ class LocateConfig:
     work_width: int = 640
     """Frames are searched at this width; the final fit uses full-resolution corners."""
     min_brightness: float = 35.0
+    brightness_percentile: float = 99.0
+    """A picture is too dark when this percentile of its grey levels is under `min_brightness`: the
+    board need not light up much of the frame (until session 41 the mean was asked, and boards on
+    dark cloths were refused: zamboni-wars renders 7054, 7057, 7106 and space-arena 6102, means 30-35)."""
     min_contrast: float = 10.0
     xcorner_sigma: float = 1.6
     xcorner_rel_threshold: float = 0.06
@@ -37,6 +41,11 @@ class LocateConfig:
     89 ms median, p95 162 ms with 300, 81-87 / 142-157 ms with 100; docs/calibration.md)."""
     min_checker_fraction: float = 0.30
     """The chosen 8x8 window must show at least this much consistent light/dark alternation."""
+    chess_diagonal_after_cut_below: float = 0.5
+    """A lattice whose board window runs past the picture's edge is read along its diagonals too
+    when fewer than this share of the window's cells alternate (every other corner grown into a
+    lattice, referee render 6132: 0.33-0.39; a board the picture really cuts, freely framed render 7081:
+    0.84-0.86)."""
     frame_margin_px: float = 1.0
     chess_regrow_extent: int = 10
     """A corner lattice as wide as the board is grown on to this extent (the board's nine corners and its

@@ -19,10 +19,14 @@ def _gray(image: np.ndarray) -> np.ndarray:
 
 
 def _check_exposure(gray: np.ndarray, config: LocateConfig) -> None:
-    mean, std = cv2.meanStdDev(gray)
-    if mean[0][0] < config.min_brightness:
-        raise BoardNotFound("too-dark", f"mean brightness {mean[0][0]:.0f} is below {config.min_brightness:.0f}; "
+    # A lit board on a dark cloth is a picture whose mean is low and whose board is plain to see:
+    # what is too dark is a picture whose brightest part is (the board is no small speck).
+    bright = float(np.percentile(gray[::4, ::4], config.brightness_percentile))
+    if bright < config.min_brightness:
+        raise BoardNotFound("too-dark", f"the brightest {100 - config.brightness_percentile:g} % of the picture "
+                                        f"is at brightness {bright:.0f}, below {config.min_brightness:.0f}; "
                                         "add light or raise the camera's exposure")
+    _, std = cv2.meanStdDev(gray)
     if std[0][0] < config.min_contrast:
         raise BoardNotFound("low-contrast", f"brightness varies by only {std[0][0]:.1f}; nothing to see")
 

@@ -292,6 +292,8 @@ def _densify(pts: np.ndarray, lattice: _Lattice, config: LocateConfig, max_exten
             break
         plane = lattice.plane(idx.astype(float))
         h = _fit_h(plane, pts[ids])
+        if h is None:
+            break  # the points kept are all in one row: no plane to refine them on
         off = np.zeros(2)
         off[axis] = 0.5
         pred = _apply_h(h, lattice.plane(idx + off))
