@@ -78,9 +78,8 @@ class PlaneCamera:
         (intrinsics), else estimated from the homography. None when the homography is degenerate."""
         w, h = image_size
         k = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2], [0, 0, 1.0]])
-        centred = np.linalg.inv(k) @ np.asarray(plane_to_image, float)
         if focal is None:
-            focal = most_probable_focal(np.diag([1 / w, 1 / w, 1.0]) @ centred) * w
+            focal = most_probable_focal(_centred(plane_to_image, image_size)) * w
         k[0, 0] = k[1, 1] = focal
         m = np.linalg.inv(k) @ np.asarray(plane_to_image, float)
         n1, n2 = np.linalg.norm(m[:, 0]), np.linalg.norm(m[:, 1])
@@ -103,10 +102,9 @@ class PlaneCamera:
         return q[:, :2] / q[:, 2:3]
 
 
-def most_probable_focal(centred: np.ndarray) -> float:
-    """The focal length, in image widths, that best makes the plane's two axes orthogonal and of equal
-    length (`centred`: plane-to-image homography with the principal point moved to the origin and
-    pixels divided by the image width), weighed against the prior round DEFAULT_FOCAL_PER_WIDTH."""
+def _axes_misfit(centred: np.ndarray) -> np.ndarray | None:
+    """For each focal of the grid, the squared cosine between the plane's two axes seen through it plus
+    the squared log of their lengths' ratio (0 for a true view); None when an axis vanishes."""
     h = np.asarray(centred, float)
     xy = h[:2, :2][None] / _FOCAL_GRID[:, None, None]  # each grid focal's first two rows, columns 1-2
     z = np.broadcast_to(h[2, :2], (len(_FOCAL_GRID), 2))
@@ -114,12 +112,41 @@ def most_probable_focal(centred: np.ndarray) -> float:
     second = np.concatenate([xy[:, :, 1], z[:, 1:]], axis=1)
     n1, n2 = np.linalg.norm(first, axis=1), np.linalg.norm(second, axis=1)
     if not (np.all(n1 > 0) and np.all(n2 > 0)):
-        return DEFAULT_FOCAL_PER_WIDTH
+        return None
     cosine = np.einsum("ij,ij->i", first, second) / (n1 * n2)
-    misfit = (cosine ** 2 + np.log(n1 / n2) ** 2) / FOCAL_FIT_NOISE ** 2
+    return cosine ** 2 + np.log(n1 / n2) ** 2
+
+
+def _centred(plane_to_image: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """The homography with the principal point (the image centre) moved to the origin and pixels
+    divided by the image width."""
+    w, h = image_size
+    return np.array([[1 / w, 0, -0.5], [0, 1 / w, -0.5 * h / w], [0, 0, 1.0]]) @ np.asarray(plane_to_image, float)
+
+
+def most_probable_focal(centred: np.ndarray) -> float:
+    """The focal length, in image widths, that best makes the plane's two axes orthogonal and of equal
+    length (`centred`: plane-to-image homography with the principal point moved to the origin and
+    pixels divided by the image width), weighed against the prior round DEFAULT_FOCAL_PER_WIDTH."""
+    misfit = _axes_misfit(centred)
+    if misfit is None:
+        return DEFAULT_FOCAL_PER_WIDTH
     prior = (np.log(_FOCAL_GRID / DEFAULT_FOCAL_PER_WIDTH) / FOCAL_PRIOR_SPREAD) ** 2
-    cost = misfit + prior
+    cost = misfit / FOCAL_FIT_NOISE ** 2 + prior
     return float(_FOCAL_GRID[int(np.argmin(cost))]) if np.all(np.isfinite(cost)) else DEFAULT_FOCAL_PER_WIDTH
+
+
+def view_misfit(plane_to_image: np.ndarray, image_size: tuple[int, int]) -> float:
+    """How far `plane_to_image` (plane mm -> pixels) is from any view a camera with square pixels and
+    its principal point at the image centre has of a plane: at the best focal of the webcams' range,
+    the square root of the squared cosine between the plane's axes plus the squared log of their
+    lengths' ratio (0 for a true view; inf when an axis vanishes). A square seen by a real camera
+    comes out a near-square (a few hundredths on the renders); a quadrilateral no camera sees it as,
+    far off."""
+    misfit = _axes_misfit(_centred(plane_to_image, image_size))
+    if misfit is None or not np.all(np.isfinite(misfit)):
+        return math.inf
+    return float(math.sqrt(misfit.min()))
 
 
 def check_sizes(detections: Sequence[Detection], plane_to_image: np.ndarray, image_size: tuple[int, int],

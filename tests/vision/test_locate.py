@@ -742,6 +742,17 @@ def test_coasters_the_first_look_misses_are_found_by_cutting_their_colours_regio
     _found_right(frame, spec, h_true, a1)
 
 
+@pytest.mark.parametrize("seed, framing", [(6148, "referee"), (7185, "free")])
+def test_coasters_a_hand_bends_into_no_view_of_a_square_board_are_refused_not_placed_on_wrong_cells(seed, framing):
+    # A hand over the board: the coasters' outlines left in view fitted a quadrilateral (misfit 0.88
+    # and 1.01) whose colours agreed well enough (0.83 for 6148) to place the board on wrong cells.
+    frame, spec, h_true, a1 = _rendered_board("zamboni-wars", seed, framing)
+    with pytest.raises(BoardNotFound, match="no view of a square board"):
+        Locator(spec).locate(frame, a1_near=a1)
+    loose = LocateConfig(coaster_max_view_misfit=math.inf)
+    assert not evaluate(Locator(spec, config=loose).locate(frame, a1_near=a1), spec, h_true)[1]
+
+
 # 1622063492 (datasets/referee, train 349; a blue pyramid joins the blue coaster's region) and the
 # freely framed render 7164 (a red cloth under the red coaster, the blue coaster pale): only the
 # green and yellow coasters side by side are found. Their consensus matched their corners by the

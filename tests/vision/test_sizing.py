@@ -9,7 +9,7 @@ import pytest
 from companion.geometry import resting_corners
 from companion.pieces import Pose, Size
 from companion.vision.detection import Detection
-from companion.vision.sizing import PlaneCamera, check_sizes
+from companion.vision.sizing import PlaneCamera, check_sizes, view_misfit
 
 IMAGE = (1280, 720)
 
@@ -59,6 +59,17 @@ def test_the_focal_length_is_recovered_from_a_tilted_boards_homography(eye):
     # The recovered camera puts a point 40 mm above the board where the real one does.
     point = np.array([[30.0, -20.0, 40.0]])
     assert np.allclose(camera.project(point), project(projection, point), atol=0.5)
+
+
+@pytest.mark.parametrize("eye, focal", [((0, -500, 450), 900.0), ((300, -350, 600), 700.0), ((-200, 250, 380), 1500.0)])
+def test_a_cameras_view_of_a_plane_has_no_misfit_and_a_stretched_square_has(eye, focal):
+    h = plane_homography(look_at(eye, focal))
+    assert view_misfit(h, IMAGE) < 0.02
+    # Drawn without perspective, the square board twice as long as wide: seen from straight above a
+    # square stays a square, and at a slant its far side would shrink, so no camera sees it so.
+    stretched = np.array([[2.0, 0.0, 640.0], [0.0, 1.0, 360.0], [0.0, 0.0, 1.0]])
+    assert view_misfit(stretched, IMAGE) > 0.6
+    assert view_misfit(np.array([[1.0, 0.0, 640.0], [0.0, 1.0, 360.0], [0.0, 0.0, 1.0]]), IMAGE) < 1e-6
 
 
 @pytest.mark.parametrize("pose", [Pose.UPRIGHT, Pose.LYING])

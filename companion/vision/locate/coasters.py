@@ -16,6 +16,7 @@ from companion.vision.locate.board import COASTER_HUES, BoardNotFound, BoardSpec
 from companion.vision.locate.config import LocateConfig
 from companion.vision.locate.geometry import _apply_h, _outside, _polygon_from_contour, _scale_h
 from companion.vision.locate.lattice import _fit_h
+from companion.vision.sizing import view_misfit
 from companion.vision.tracker import skin_mask
 
 
@@ -259,6 +260,11 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
     h, agreement = chosen
     if agreement < config.coaster_min_agreement:
         raise _CoastersApart(f"the coloured regions do not form a Martian Coasters board (colour agreement {agreement:.2f})")
+    # Coasters a hand half hides can bend the fit into a quadrilateral no camera sees the square
+    # board as, and still agree with the colours left in view.
+    misfit = view_misfit(h, (image.shape[1], image.shape[0]))
+    if misfit > config.coaster_max_view_misfit:
+        raise _CoastersApart(f"the coloured regions make no view of a square board (misfit {misfit:.2f})")
     supported = 4 * len(quads)
     # The coasters' colours say which board this is even when a corner of it is cut off, so the
     # board is refused only when a cell could not be watched: when a cell's middle is out of view.

@@ -78,6 +78,10 @@ class LocateConfig:
     coaster_separation: float = 0.25
     """Regions of a coaster's colour are also opened with a square this share of the smallest coaster's
     side across, which parts a coaster from a card of its colour touching it (`_separated_outlines`)."""
+    coaster_max_view_misfit: float = 0.5
+    """The coasters' fit must be a view of a square a camera could have (`sizing.view_misfit`): on
+    the renders those placed right reach 0.29 (the drawn frames' views, not all a camera's, 0.34);
+    of the 11 placed on wrong cells, 3 were over 0.5 (referee 6148, freely framed 7000 and 7185)."""
     coaster_min_agreement: float = 0.5
     """Mean share of each coaster's area that must show its colour under the fitted board (hand pixels
     left out). 0.35 until session 29: of the boards placed on wrong cells in `datasets/pieces-hd`, 17 of
