@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.synth.piece_crops import jittered_box, pyramids_in_view
+from companion.synth.piece_crops import jittered_box, pyramids_in_view, rendered_items
 from companion.vision.colour import CROP_MARGIN, DETECTION_CROP_MARGIN, crop_for_colour
 from companion.webcam import random_effect
 
@@ -54,12 +54,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     effects_rng = np.random.default_rng(args.seed)
     counts: dict[str, int] = {}
-    for truth_path in sorted(args.dataset.glob("truth/*/*.json")):
-        split = truth_path.parent.name
-        truth = json.loads(truth_path.read_text())
-        image = cv2.imread(str(args.dataset / "images" / split / (truth_path.stem + ".jpg")))
-        if image is None:
-            continue
+    for split, stem, truth, image in rendered_items(args.dataset):
         looks = [("", image)]
         if args.cast and split == "train":
             gains = np.array([1 + rng.uniform(-args.cast, args.cast), 1.0, 1 + rng.uniform(-args.cast, args.cast)])
@@ -73,7 +68,7 @@ def main() -> None:
             folder = args.out / split / obj["colour"]
             folder.mkdir(parents=True, exist_ok=True)
             for suffix, look in looks:
-                cv2.imwrite(str(folder / f"{args.dataset.name}-{truth_path.stem}-{obj['id']}{suffix}.jpg"), crop_for_colour(look, box, args.margin))
+                cv2.imwrite(str(folder / f"{args.dataset.name}-{stem}-{obj['id']}{suffix}.jpg"), crop_for_colour(look, box, args.margin))
                 counts[f"{split}/{obj['colour']}"] = counts.get(f"{split}/{obj['colour']}", 0) + 1
     print(json.dumps(dict(sorted(counts.items()))))
 

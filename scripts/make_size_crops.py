@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from companion.evaluation import table_homography
-from companion.synth.piece_crops import jittered_box, pyramids_in_view
+from companion.synth.piece_crops import jittered_box, pyramids_in_view, rendered_items
 from companion.vision.size_reader import crop_at_board_scale
 from companion.webcam import random_effect
 
@@ -49,14 +49,7 @@ def main() -> None:
     effects_rng = np.random.default_rng(args.seed)
     splits = set(args.splits.split(","))
     counts: dict[str, int] = {}
-    for truth_path in sorted(args.dataset.glob("truth/*/*.json")):
-        split = truth_path.parent.name
-        if split not in splits:
-            continue
-        truth = json.loads(truth_path.read_text())
-        image = cv2.imread(str(args.dataset / "images" / split / (truth_path.stem + ".jpg")))
-        if image is None:
-            continue
+    for split, stem, truth, image in rendered_items(args.dataset, splits):
         plane = table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0))
         looks = [("", image)]
         if args.webcam and split == "train" and rng.random() < args.webcam:
@@ -75,7 +68,7 @@ def main() -> None:
                 crop = crop_at_board_scale(look, box, ground, plane)
                 if crop is None:
                     continue
-                cv2.imwrite(str(folder / f"{args.dataset.name}-{truth_path.stem}-{obj['id']}{suffix}.jpg"), crop)
+                cv2.imwrite(str(folder / f"{args.dataset.name}-{stem}-{obj['id']}{suffix}.jpg"), crop)
                 counts[f"{split}/{obj['size']}"] = counts.get(f"{split}/{obj['size']}", 0) + 1
     print(json.dumps(dict(sorted(counts.items()))))
 

@@ -1,9 +1,16 @@
-"""What the crop classifiers (colour, size) train on: the labelled pyramids of a rendered dataset,
-each box moved a little as a detector's would be (scripts/make_colour_crops.py, make_size_crops.py)."""
+"""What the crop classifiers (colour, size, tips) train on: the labelled pyramids of a rendered dataset,
+each box moved a little as a detector's would be (scripts/make_colour_crops.py, make_size_crops.py,
+make_tip_crops.py)."""
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
 
 
 def pyramids_in_view(truth: dict, min_visible: float) -> list[dict]:
@@ -22,3 +29,15 @@ def jittered_box(box, rng: random.Random, shift: float, scale: float) -> tuple[f
     s = 1 + rng.uniform(-scale, scale)
     cx, cy = (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy
     return (cx - w * s / 2, cy - h * s / 2, cx + w * s / 2, cy + h * s / 2)
+
+
+def rendered_items(dataset: Path, splits: set[str] | None = None) -> Iterator[tuple[str, str, dict, np.ndarray]]:
+    """(split, item name, truth sidecar, BGR image) of each rendered item of `dataset` (in name
+    order; only `splits` when given), skipping an item whose image is missing or unreadable."""
+    for truth_path in sorted(Path(dataset).glob("truth/*/*.json")):
+        split = truth_path.parent.name
+        if splits is not None and split not in splits:
+            continue
+        image = cv2.imread(str(Path(dataset) / "images" / split / (truth_path.stem + ".jpg")))
+        if image is not None:
+            yield split, truth_path.stem, json.loads(truth_path.read_text()), image
