@@ -100,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the dice face classifier (companion/vision/dice.py), used when the file exists")
     p.add_argument("--no-dice-model", dest="dice_model", action="store_const", const=None,
                    help="count a d6's pips and match a d8's number against drawn ones instead")
+    p.add_argument("--tip-model", type=Path, default=models.TIP_WEIGHTS,
+                   help="the classifier dropping a piece's tip taken for a piece stacked on it "
+                        "(companion/vision/tips.py), used when the file exists")
+    p.add_argument("--no-tip-model", dest="tip_model", action="store_const", const=None,
+                   help="keep every piece the detector finds on another")
     p.add_argument("--imgsz", type=int, default=models.DETECTOR_IMGSZ)
     p.add_argument("--close-imgsz", type=int, default=models.DETECTOR_CLOSE_IMGSZ,
                    help="input size of the close look at small pieces (0: never look closely)")
@@ -167,12 +172,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from companion.vision.dice import DiceFaceClassifier
 
         faces_of = DiceFaceClassifier(args.dice_model)
-    detector = Detector(config, colour, size_of, faces_of)
+    tips_of = None
+    if args.tip_model is not None and args.tip_model.exists():
+        from companion.vision.tips import TipClassifier
+
+        tips_of = TipClassifier(args.tip_model)
+    detector = Detector(config, colour, size_of, faces_of, tips_of)
     report = evaluate(detector, args.dataset, split=args.split, limit=args.limit, look=args.look,
                       check_sizes=args.check_sizes, webcam=args.webcam)
     report["model"], report["colour_model"] = str(args.model), str(args.colour_model) if colour else None
     report["size_model"] = str(args.size_model) if size_of else None
     report["dice_model"] = str(args.dice_model) if faces_of else None
+    report["tip_model"] = str(args.tip_model) if tips_of else None
     report["colour_mirror"] = bool(colour) and args.colour_mirror
     report["mirror_look"], report["confidence"] = config.mirror_look, config.confidence
     report["white_balance"] = config.white_balance

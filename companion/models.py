@@ -18,6 +18,8 @@ DETECTOR_EXPORTED = MODELS_DIR / "pieces_openvino_model"
 DETECTOR_INT8 = MODELS_DIR / "pieces_int8_openvino_model"
 COLOUR_WEIGHTS = MODELS_DIR / "colours.pt"
 SIZE_WEIGHTS = MODELS_DIR / "sizes.pt"
+# The tip classifier: a piece's tip taken for a smaller piece stacked on it (companion/vision/tips.py).
+TIP_WEIGHTS = MODELS_DIR / "tips.pt"
 # The dice face classifier: a d6's pips or a d8's number from its top face (companion/vision/dice.py).
 DICE_WEIGHTS = MODELS_DIR / "dice.pt"
 # The board model: a whole board's outline in one look (companion/vision/board_finder.py).

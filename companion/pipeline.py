@@ -45,8 +45,8 @@ from companion.demo_players import DemoPlayers
 from companion.games import GameError, IllegalActionError
 from companion.games.base import state_key
 from companion.journal import JournalFullError
-from companion.models import (COLOUR_WEIGHTS, DETECTOR_IMGSZ, DICE_WEIGHTS, SIZE_WEIGHTS, board_model_for_inference,
-                              detector_for_inference)
+from companion.models import (COLOUR_WEIGHTS, DETECTOR_IMGSZ, DICE_WEIGHTS, SIZE_WEIGHTS, TIP_WEIGHTS,
+                              board_model_for_inference, detector_for_inference)
 from companion.pieces import Colour
 from companion.recognize import is_picture_plane, picture_plane, towers_in_the_picture
 from companion.records import read_record
@@ -100,6 +100,8 @@ class PipelineConfig:
             that is not there: sizes come from the detector's classes and the geometric check.
         dice_model: the dice face classifier's weights (a d6's pips, a d8's number); None, or a file
             that is not there: pips are counted and numbers matched against drawn ones.
+        tip_model: the tip classifier's weights (a piece's tip taken for a smaller piece stacked on
+            it is dropped, companion/vision/tips.py); None, or a file that is not there: not checked.
         board_model: the board model (a whole board's outline in one look), asked when a chessboard's
             own cues do not place it (companion/vision/board_finder.py); None: not used.
         calibration: a camera calibration file (`companion calibrate camera`); None: no lens correction.
@@ -129,6 +131,7 @@ class PipelineConfig:
     colour_model: Path | None = COLOUR_WEIGHTS
     size_model: Path | None = SIZE_WEIGHTS
     dice_model: Path | None = DICE_WEIGHTS
+    tip_model: Path | None = TIP_WEIGHTS
     board_model: Path | None = field(default_factory=board_model_for_inference)
     calibration: Path | None = None
     imgsz: int = DETECTOR_IMGSZ
@@ -169,7 +172,8 @@ class PipelineConfig:
                     if not isinstance(value, dict):
                         raise TypeError("expected an object")
                     kwargs[key] = TrackerConfig(**value)
-                elif key in ("model", "colour_model", "size_model", "dice_model", "board_model", "calibration"):
+                elif key in ("model", "colour_model", "size_model", "dice_model", "tip_model", "board_model",
+                             "calibration"):
                     if value is None and key == "model" or value is not None and not isinstance(value, str):
                         raise TypeError("expected a file path")
                     kwargs[key] = None if value is None else Path(value)
@@ -241,8 +245,17 @@ def load_detector(config: PipelineConfig) -> tuple[DetectFn, str | None]:
         except Exception as exc:  # corrupt: the dice are still read by counting pips
             warning = ((warning + "; ") if warning else "") + (
                 f"dice model {config.dice_model} unusable ({exc}); dice are read by counting pips")
+    tips_of = None
+    if config.tip_model is not None and Path(config.tip_model).exists():
+        try:
+            from companion.vision.tips import TipClassifier
+
+            tips_of = TipClassifier(config.tip_model, config.threads)
+        except Exception as exc:  # corrupt: tips taken for pieces are then left for the referee to doubt
+            warning = ((warning + "; ") if warning else "") + (
+                f"tip model {config.tip_model} unusable ({exc}); a piece's tip may be taken for a piece on it")
     detector = Detector(DetectorConfig(weights=config.model, imgsz=config.imgsz, threads=config.threads), colour_of,
-                        size_of, faces_of)
+                        size_of, faces_of, tips_of)
     return detector, warning
 
 

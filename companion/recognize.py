@@ -21,7 +21,7 @@ import numpy as np
 from companion.vision.calibrate import CameraIntrinsics
 from companion.vision.detection import Detection
 from companion.vision.dice import dice_read_on_board
-from companion.models import COLOUR_WEIGHTS, DICE_WEIGHTS, SIZE_WEIGHTS, detector_for_inference
+from companion.models import COLOUR_WEIGHTS, DICE_WEIGHTS, SIZE_WEIGHTS, TIP_WEIGHTS, detector_for_inference
 from companion.vision.locate import BoardLocation, BoardNotFound, BoardSpec, Locator, board_outline
 from companion.vision.region import detect_near_board
 from companion.vision.size_reader import sizes_read_on_board
@@ -33,6 +33,7 @@ DEFAULT_MODEL = detector_for_inference()
 DEFAULT_COLOUR_MODEL = COLOUR_WEIGHTS
 DEFAULT_SIZE_MODEL = SIZE_WEIGHTS
 DEFAULT_DICE_MODEL = DICE_WEIGHTS
+DEFAULT_TIP_MODEL = TIP_WEIGHTS
 BOARDS = {"icebomb-arena": "chess", "space-arena": "chess", "zamboni-wars": "coasters", "ice-arena": "hex",
           "icetowers": "table"}
 
@@ -149,8 +150,9 @@ def detections_from_json(path: str | Path) -> DetectFn:
 
 
 def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT_COLOUR_MODEL,
-                   sizes: Path | None = DEFAULT_SIZE_MODEL, dice: Path | None = DEFAULT_DICE_MODEL) -> DetectFn:
-    """The trained detector (and the colour, size and dice face classifiers, when their weights exist)."""
+                   sizes: Path | None = DEFAULT_SIZE_MODEL, dice: Path | None = DEFAULT_DICE_MODEL,
+                   tips: Path | None = DEFAULT_TIP_MODEL) -> DetectFn:
+    """The trained detector (and the colour, size, dice face and tip classifiers, when their weights exist)."""
     from companion.vision.detect import Detector, DetectorConfig
 
     colour_of = size_of = None
@@ -167,7 +169,12 @@ def model_detector(weights: Path = DEFAULT_MODEL, colours: Path | None = DEFAULT
         from companion.vision.dice import DiceFaceClassifier
 
         faces_of = DiceFaceClassifier(Path(dice))
-    return Detector(DetectorConfig(weights=Path(weights)), colour_of, size_of, faces_of)
+    tips_of = None
+    if tips is not None and Path(tips).exists():
+        from companion.vision.tips import TipClassifier
+
+        tips_of = TipClassifier(Path(tips))
+    return Detector(DetectorConfig(weights=Path(weights)), colour_of, size_of, faces_of, tips_of)
 
 
 def annotate(frame: np.ndarray, observation: Observation) -> np.ndarray:

@@ -147,6 +147,22 @@ def train_dice_classifier(data: Path, epochs: int = 10, batch: int = 128, name: 
                              fliplr=0.0, scale=0.0, hsv_h=0.2, hsv_s=0.5, hsv_v=0.4)
 
 
+def train_tip_classifier(data: Path, epochs: int = 10, batch: int = 128, name: str = "tips",
+                         project: Path = Path("runs/tips"), threads: int = 2, model: str = "yolo11n-cls.yaml",
+                         hours: float | None = None) -> Path:
+    """Trains the tip classifier (companion/vision/tips.py) on crops round candidate pieces
+    (scripts/make_tip_crops.py: train/val/{piece,tip}/*.jpg); returns the best weights.
+
+    Where the crop's bottom edge falls is what it teaches (the rim a stacked piece sits on), so the
+    random resized crop is held at the whole crop (`scale=0`); a tip has no colour of its own, so
+    hues may change freely.
+    """
+    from companion.vision.tips import CROP_PX
+
+    return _train_classifier(data, model, project / name, threads, hours, epochs=epochs, imgsz=CROP_PX, batch=batch,
+                             scale=0.0, hsv_h=0.3, hsv_s=0.5, hsv_v=0.4)
+
+
 def _train_classifier(data: Path, model: str, run: Path, threads: int, hours: float | None, **settings) -> Path:
     os.environ.setdefault("YOLO_VERBOSE", "true")
     ultralytics = import_ultralytics()

@@ -29,6 +29,8 @@ from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier
 from companion.vision.detect import Detector, DetectorConfig
 from companion.vision.dice import DiceFaceClassifier
 from companion.vision.size_reader import CROP_PX, MIN_PROBABILITY, SAME_READING_IOU, WINDOW_MM, SizeClassifier
+from companion.vision.tips import CROP_PX as TIP_CROP_PX
+from companion.vision.tips import MIN_TIP_PROBABILITY, TipClassifier
 from companion.webcam import EFFECTS
 
 
@@ -99,20 +101,23 @@ def detector_latency(dataset: Path) -> list[dict]:
     return json.loads(bench[bench.index("["):])
 
 
-def shipped_classifiers() -> tuple[ColourClassifier | None, SizeClassifier | None, DiceFaceClassifier | None]:
+def shipped_classifiers() -> tuple[ColourClassifier | None, SizeClassifier | None, DiceFaceClassifier | None,
+                                   TipClassifier | None]:
     colour = ColourClassifier(models.COLOUR_WEIGHTS) if models.COLOUR_WEIGHTS.exists() else None
     size_of = SizeClassifier(models.SIZE_WEIGHTS) if models.SIZE_WEIGHTS.exists() else None
     faces_of = DiceFaceClassifier(models.DICE_WEIGHTS) if models.DICE_WEIGHTS.exists() else None
-    return colour, size_of, faces_of
+    tips_of = TipClassifier(models.TIP_WEIGHTS) if models.TIP_WEIGHTS.exists() else None
+    return colour, size_of, faces_of, tips_of
 
 
-def export_figures(dataset: Path, limit: int | None, colour, size_of, faces_of=None) -> dict:
+def export_figures(dataset: Path, limit: int | None, colour, size_of, faces_of=None, tips_of=None) -> dict:
     """The test split's figures with each exported copy in place of the PyTorch weights (the copy the
     companion runs is `models.detector_for_inference()`)."""
     out = {}
     for copy in (models.DETECTOR_EXPORTED, models.DETECTOR_INT8):
         if (copy / "metadata.yaml").exists():
-            detector = Detector(DetectorConfig(weights=copy, imgsz=models.DETECTOR_IMGSZ), colour, size_of, faces_of)
+            detector = Detector(DetectorConfig(weights=copy, imgsz=models.DETECTOR_IMGSZ), colour, size_of, faces_of,
+                                tips_of)
             figures = evaluate(detector, dataset, "test", limit, look="board")["all"]
             out[copy.name] = {k: figures[k] for k in ("images", *EXPORT_KEYS)}
     return out
@@ -188,12 +193,12 @@ def main() -> None:
         args.out.write_text(render(json.loads(args.json.read_text()), args))
         return
 
-    colour, size_of, faces_of = shipped_classifiers()
+    colour, size_of, faces_of, tips_of = shipped_classifiers()
     config = DetectorConfig(weights=models.DETECTOR_WEIGHTS, imgsz=models.DETECTOR_IMGSZ)
-    detector = Detector(config, colour, size_of, faces_of)
+    detector = Detector(config, colour, size_of, faces_of, tips_of)
     report = evaluate(detector, args.dataset, "test", args.limit, look="board")
     # The detector's own sizes: without the size classifier and without the geometric check.
-    without_sizes = Detector(config, colour, faces_of=faces_of)
+    without_sizes = Detector(config, colour, faces_of=faces_of, tips_of=tips_of)
     unchecked = evaluate(without_sizes, args.dataset, "test", args.limit, look="board", check_sizes=False)["all"]
     unread = evaluate(without_sizes, args.dataset, "test", args.limit, look="board")["all"] if size_of else None
     report["map"] = ultralytics_map(models.DETECTOR_WEIGHTS, args.crops_dataset, "test", models.DETECTOR_IMGSZ)
@@ -206,7 +211,7 @@ def main() -> None:
              if size_of and args.size_crops.exists() else None)
     latency = detector_latency(args.dataset)
     latency_cpu = cpu_description()
-    exports = export_figures(args.dataset, args.limit, colour, size_of, faces_of)
+    exports = export_figures(args.dataset, args.limit, colour, size_of, faces_of, tips_of)
     facts = {"date": datetime.date.today().isoformat(), "commit": _commit(), "detector": report, "close_up": closeup,
              "detector_sizes_unchecked": unchecked, "without_size_classifier": unread,
              "size_classifier": sizes,
@@ -326,6 +331,11 @@ every figure below comes from that run (raw numbers: `models/metrics.json`).
   (`companion/vision/dice.py`, `top_face_patch`): a d6's pips or a d8's number, classes `d6-1` ... `d8-8`, each
   die read at four quarter turns, never mirrored. Not part of the figures above (those count pieces and tokens,
   not dice values); measured by `scripts/eval_dice.py` (docs/pipeline.md, "Reading dice with a classifier").
+- `tips.pt` (since session 42): YOLO11n-cls on {TIP_CROP_PX}x{TIP_CROP_PX} crops round each upright pyramid whose box sits
+  on another's as a stacked piece's would, with the space under it (`companion/vision/tips.py`): the top of a
+  piece has the outline of a smaller one stacked on it, and the detector finds such phantoms; the classes piece and
+  tip, each crop read as it is and mirrored, a candidate called a tip at least {MIN_TIP_PROBABILITY} surely dropped.
+  The figures below include it (docs/pipeline.md, "A piece's tip taken for a piece on it").
 - Why two stages, how to train and continue: `docs/training.md`.
 
 ## Data

@@ -604,6 +604,18 @@ def test_a_corrupt_dice_model_is_reported_and_the_dice_are_read_by_their_pips(tm
     assert warning is not None and f"dice model {dice} unusable" in warning and "counting pips" in warning
 
 
+def test_a_corrupt_tip_model_is_reported_and_the_detector_runs_without_it(tmp_path):
+    from companion import models
+    from companion.pipeline import load_detector
+    _needs_the_shipped_detector()
+    tips = tmp_path / "tips.pt"
+    tips.write_bytes(b"\x00\x01 this is not a torch checkpoint")
+    detector, warning = load_detector(PipelineConfig(model=models.DETECTOR_WEIGHTS, colour_model=None, size_model=None,
+                                                     dice_model=None, tip_model=tips))
+    assert detector.tips_of is None
+    assert warning is not None and f"tip model {tips} unusable" in warning
+
+
 def test_a_corrupt_board_model_is_reported_and_boards_are_found_by_their_own_cues(tmp_path, table):
     from companion import models
     _needs_the_shipped_detector()

@@ -13,8 +13,9 @@ orders go in before the ships are moved; the camera then only confirms the posit
 
 A tree's height is the camera's weakest reading: its lower pieces show as bands a few millimetres
 high that the detector mostly misses, and the top of a piece is sometimes found again as a smaller
-one. On held-out renders the detector's trees had the right height for 32 of 152 ships (92 read
-short, 13 tall, 15 not found; docs/pipeline.md, "ARENA ships"), and the mapper's being sure of the
+one (since session 42 mostly dropped again: companion/vision/tips.py). On held-out renders the
+detector's trees had the right height for 32 of 152 ships (92 read short, 13 tall, 15 not found;
+docs/pipeline.md, "ARENA ships"), and the mapper's being sure of the
 pieces it found says nothing of those it missed, so every move that a tree's height rests on is
 accepted with that ship named as a doubt (`ArenaAdapter.doubts`): the page asks the players to
 look. How moves are judged is unchanged. Only a d8 beside a ship laid down gives a height taken

@@ -26,6 +26,7 @@ from companion.vision.colour import DETECTION_CROP_MARGIN, ColourClassifier, cro
 from companion.vision.detection import KEYPOINT_SEEN, Detection, with_cut_end_estimated, without_duplicates
 from companion.vision.mirrored import merge_looks, mirrored
 from companion.vision.size_reader import SizeClassifier, with_sizes_read
+from companion.vision.tips import TipClassifier, without_tips
 from companion.vision.dice import DiceFaceClassifier
 from companion.vision.yolo_env import import_ultralytics
 
@@ -110,10 +111,12 @@ class Detector:
     """Loads a model once; `detect(frame)` returns the frame's detections, best first."""
 
     def __init__(self, config: DetectorConfig, colour_of: ColourClassifier | None = None,
-                 size_of: SizeClassifier | None = None, faces_of: DiceFaceClassifier | None = None):
+                 size_of: SizeClassifier | None = None, faces_of: DiceFaceClassifier | None = None,
+                 tips_of: TipClassifier | None = None):
         self.config = config
         self.colour_of = colour_of
         self.size_of = size_of
+        self.tips_of = tips_of  # drops a piece's tip taken for a piece stacked on it (vision/tips.py)
         self.faces_of = faces_of  # read by vision/dice.py's `dice_read_on_board` once the board is located
         path = Path(config.weights)
         if not path.exists():
@@ -151,6 +154,8 @@ class Detector:
             seen = without_duplicates(merged, cfg.duplicate_iou)
         if cfg.estimate_cut_ends:
             seen = [with_cut_end_estimated(d, width, height) for d in seen]
+        if self.tips_of is not None:
+            seen = without_tips(frame, seen, self.tips_of)
         return self._with_colours(frame, seen)
 
     def _looks(self, frames: list[np.ndarray], imgsz: int | None, confidence: float) -> list[list[Detection]]:
