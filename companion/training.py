@@ -7,7 +7,10 @@ is the command, and `models/` receives the chosen weights.
 
 from __future__ import annotations
 
+import argparse
 import os
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +164,22 @@ def train_tip_classifier(data: Path, epochs: int = 10, batch: int = 128, name: s
 
     return _train_classifier(data, model, project / name, threads, hours, epochs=epochs, imgsz=CROP_PX, batch=batch,
                              scale=0.0, hsv_h=0.3, hsv_s=0.5, hsv_v=0.4)
+
+
+def classifier_command(train: Callable[..., Path], doc: str, epochs: int, name: str) -> None:
+    """A crop classifier's training command (scripts/train_colour.py, train_dice.py, train_tips.py):
+    DATA [--epochs] [--name] [--model] [--hours] passed to `train`, its time and best weights printed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--name", default=name)
+    parser.add_argument("--model", default="yolo11n-cls.yaml",
+                        help="an architecture (from scratch) or weights to start from (another classifier's: its head is replaced)")
+    parser.add_argument("--hours", type=float, help="train for this long instead of a fixed number of epochs")
+    args = parser.parse_args()
+    start = time.time()
+    best = train(args.data, epochs=args.epochs, name=args.name, model=args.model, hours=args.hours)
+    print(f"done in {time.time() - start:.0f} s: {best}")
 
 
 def _train_classifier(data: Path, model: str, run: Path, threads: int, hours: float | None, **settings) -> Path:

@@ -6,26 +6,7 @@
 
 from __future__ import annotations
 
-import argparse
-import time
-from pathlib import Path
-
-from companion.training import train_dice_classifier
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path)
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--name", default="dice")
-    parser.add_argument("--model", default="yolo11n-cls.yaml",
-                        help="an architecture (from scratch) or weights to start from (another classifier's: its head is replaced)")
-    parser.add_argument("--hours", type=float, help="train for this long instead of a fixed number of epochs")
-    args = parser.parse_args()
-    start = time.time()
-    best = train_dice_classifier(args.data, epochs=args.epochs, name=args.name, model=args.model, hours=args.hours)
-    print(f"done in {time.time() - start:.0f} s: {best}")
-
+from companion.training import classifier_command, train_dice_classifier
 
 if __name__ == "__main__":
-    main()
+    classifier_command(train_dice_classifier, __doc__, epochs=10, name="dice")

@@ -88,7 +88,7 @@ class TipClassifier(CropClassifier):
         self._tip = next(i for i, n in self.names.items() if n == TIP)
 
     def tip_probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
-        return self.probabilities(crops)[:, self._tip] if crops else np.zeros(0)
+        return self.probabilities(crops)[:, self._tip]
 
 
 def without_tips(frame: np.ndarray, detections: Sequence[Detection], classifier: TipClassifier,
