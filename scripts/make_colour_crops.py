@@ -28,9 +28,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.synth.piece_crops import jittered_box, pyramids_in_view, rendered_items
+from companion.synth.piece_crops import add_webcam_option, jittered_box, pyramids_in_view, rendered_items, webcam_looks
 from companion.vision.colour import CROP_MARGIN, DETECTION_CROP_MARGIN, crop_for_colour
-from companion.webcam import random_effect
 
 
 def main() -> None:
@@ -42,15 +41,12 @@ def main() -> None:
                         help="random box shift/scale (fraction of the box), like a detector's imprecision")
     parser.add_argument("--cast", type=float, default=0.0,
                         help="also cut each training image under a random colour cast of this strength")
-    parser.add_argument("--webcam", type=float, default=0.0,
-                        help="share of training images also cut after a random webcam effect (companion/webcam.py)")
+    add_webcam_option(parser)
     parser.add_argument("--margin", type=float, default=CROP_MARGIN,
                         help="share of the box added round it (negative: inside it); the detector's crops use "
                              f"{DETECTION_CROP_MARGIN}")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if not 0.0 <= args.webcam <= 1.0:
-        parser.error(f"--webcam is a share between 0 and 1, got {args.webcam}")
     rng = random.Random(args.seed)
     effects_rng = np.random.default_rng(args.seed)
     counts: dict[str, int] = {}
@@ -60,8 +56,7 @@ def main() -> None:
             gains = np.array([1 + rng.uniform(-args.cast, args.cast), 1.0, 1 + rng.uniform(-args.cast, args.cast)])
             cast = image.astype(np.float32) * (gains * rng.uniform(0.75, 1.1)).astype(np.float32)
             looks.append(("-cast", np.clip(cast, 0, 255).astype(np.uint8)))
-        if args.webcam and split == "train" and rng.random() < args.webcam:
-            looks.append(("-webcam", random_effect(image, effects_rng)[2]))
+        looks += webcam_looks(image, split, args.webcam, rng, effects_rng)
         for obj in pyramids_in_view(truth, args.min_visible):
             j = args.jitter if split == "train" else 0.0
             box = jittered_box(obj["box_px"], rng, j, j)

@@ -26,9 +26,8 @@ import cv2
 import numpy as np
 
 from companion.evaluation import table_homography
-from companion.synth.piece_crops import jittered_box, pyramids_in_view, rendered_items
+from companion.synth.piece_crops import add_webcam_option, jittered_box, pyramids_in_view, rendered_items, webcam_looks
 from companion.vision.size_reader import crop_at_board_scale
-from companion.webcam import random_effect
 
 
 def main() -> None:
@@ -38,13 +37,10 @@ def main() -> None:
     parser.add_argument("--min-visible", type=float, default=0.3)
     parser.add_argument("--jitter", type=float, default=0.08, help="random box shift (share of the box); its scale moves by 3/4 of it")
     parser.add_argument("--point-jitter", type=float, default=3.0, help="contact point noise, pixels")
-    parser.add_argument("--webcam", type=float, default=0.0,
-                        help="share of training images also cut after a random webcam effect (companion/webcam.py)")
+    add_webcam_option(parser)
     parser.add_argument("--splits", default="train,val,test")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if not 0.0 <= args.webcam <= 1.0:
-        parser.error(f"--webcam is a share between 0 and 1, got {args.webcam}")
     rng = random.Random(args.seed)
     effects_rng = np.random.default_rng(args.seed)
     splits = set(args.splits.split(","))
@@ -52,8 +48,7 @@ def main() -> None:
     for split, stem, truth, image in rendered_items(args.dataset, splits):
         plane = table_homography(truth["camera"], (truth.get("board") or {}).get("plane_z_mm", 0.0))
         looks = [("", image)]
-        if args.webcam and split == "train" and rng.random() < args.webcam:
-            looks.append(("-webcam", random_effect(image, effects_rng)[2]))
+        looks += webcam_looks(image, split, args.webcam, rng, effects_rng)
         for obj in pyramids_in_view(truth, args.min_visible):
             j = args.jitter if split == "train" else 0.0
             box = jittered_box(obj["box_px"], rng, j, 0.75 * j)

@@ -30,12 +30,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.synth.piece_crops import jittered_box, rendered_items  # noqa: E402
+from companion.synth.piece_crops import add_webcam_option, jittered_box, rendered_items, webcam_looks  # noqa: E402
 from companion.synth.tip_crops import detected_labels, labelled_boxes  # noqa: E402
 from companion.pieces import Pose  # noqa: E402
 from companion.vision.classes import PYRAMID  # noqa: E402
 from companion.vision.tips import TIP, candidates, tip_crop  # noqa: E402
-from companion.webcam import random_effect  # noqa: E402
 
 
 def _detected(detect, image: np.ndarray, truth: dict) -> list[tuple[str, tuple[float, ...]]]:
@@ -53,8 +52,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--min-visible", type=float, default=0.3)
     parser.add_argument("--jitter", type=float, default=0.08, help="random box shift (share of the box); its scale moves by 3/4 of it")
-    parser.add_argument("--webcam", type=float, default=0.0,
-                        help="share of training images also cut after a random webcam effect (companion/webcam.py)")
+    add_webcam_option(parser)
     parser.add_argument("--splits", default="train,val,test")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--detector", action="store_true", help="cut the detector's candidates (see above)")
@@ -62,8 +60,6 @@ def main() -> None:
                         help="with --detector, write each tip of the training split this many times: the "
                              "detector's tips are rare (about 1 candidate in 30), and they are what it must learn")
     args = parser.parse_args()
-    if not 0.0 <= args.webcam <= 1.0:
-        parser.error(f"--webcam is a share between 0 and 1, got {args.webcam}")
     rng = random.Random(args.seed)
     effects_rng = np.random.default_rng(args.seed)
     splits = set(args.splits.split(","))
@@ -75,8 +71,7 @@ def main() -> None:
         detect = model_detector(tips=None)
     for split, stem, truth, image in rendered_items(args.dataset, splits):
         looks = [("", image)]
-        if args.webcam and split == "train" and rng.random() < args.webcam:
-            looks.append(("-webcam", random_effect(image, effects_rng)[2]))
+        looks += webcam_looks(image, split, args.webcam, rng, effects_rng)
         if detect is None:
             boxes = [(label, jittered_box(box, rng, args.jitter if split == "train" else 0.0,
                                           0.75 * args.jitter if split == "train" else 0.0))

@@ -4,6 +4,7 @@ make_tip_crops.py)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from companion.webcam import random_effect
 
 
 def pyramids_in_view(truth: dict, min_visible: float) -> list[dict]:
@@ -41,3 +44,25 @@ def rendered_items(dataset: Path, splits: set[str] | None = None) -> Iterator[tu
         image = cv2.imread(str(Path(dataset) / "images" / split / (truth_path.stem + ".jpg")))
         if image is not None:
             yield split, truth_path.stem, json.loads(truth_path.read_text()), image
+
+
+def webcam_share(text: str) -> float:
+    """The `--webcam` option's value: a share between 0 and 1."""
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"--webcam is a share between 0 and 1, got {value}")
+    return value
+
+
+def add_webcam_option(parser: argparse.ArgumentParser) -> None:
+    """The crop scripts' `--webcam W`: that share of the training images is cut once more after a webcam effect."""
+    parser.add_argument("--webcam", type=webcam_share, default=0.0,
+                        help="share of training images also cut after a random webcam effect (companion/webcam.py)")
+
+
+def webcam_looks(image: np.ndarray, split: str, share: float, rng: random.Random,
+                 effects_rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
+    """[("-webcam", the image after a random webcam effect)] for `share` of the training images, else []."""
+    if share and split == "train" and rng.random() < share:
+        return [("-webcam", random_effect(image, effects_rng)[2])]
+    return []
