@@ -827,6 +827,20 @@ def test_a_hex_board_whose_hairlines_an_overexposed_picture_all_but_hides_is_fou
     _found_right(frame, spec, h_true, a1, max_error)
 
 
+# Freely framed render 7063 (--games ice-arena --first-seed 7000, no hand): a light board plate a cell wider
+# than the grid all round, pieces along its far edge. The true placement and the one a row further off
+# (onto the plate's margin) tie on cellness; the plate's hexagon places the board by its centre, but its
+# corners come out 2.9 % of its size off a regular hexagon's view, and at the 2 % an outline placing the
+# board alone is asked, the tie went to the outline's edges, which the plate's own edge there misleads.
+def test_a_hex_board_on_a_wide_plate_is_placed_by_the_plates_centre_though_its_corners_are_rough():
+    from dataclasses import replace
+
+    frame, spec, h_true, a1 = _rendered_board("ice-arena", 7063, "free")
+    strict = replace(LocateConfig(), hex_centre_outline_max_residual=LocateConfig().hex_outline_max_residual)
+    assert not evaluate(Locator(spec, config=strict).locate(frame, a1_near=a1), spec, h_true)[1]
+    _found_right(frame, spec, h_true, a1)
+
+
 # Freely framed renders (--games ice-arena --first-seed 7000) with the board cut by the picture's edge or
 # not in view: 7079 (a board cut by the edge), 7107 (no lattice; equalised, the table's grain grows one
 # explaining 7 of the 37 cells). Equalising the contrast there found wrong boards before it was asked

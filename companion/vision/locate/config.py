@@ -159,6 +159,11 @@ class LocateConfig:
     hex_centre_tolerance: float = 0.3
     """A placement is centred on a hexagonal region of the picture when its middle cell is within
     this many cell spacings of the region's centre."""
+    hex_centre_outline_max_residual: float = 0.05
+    """The region a placement is centred on may be a rougher hexagon than an outline the board is
+    placed by (`hex_outline_max_residual`): it only chooses among placements the cells already tie,
+    and the hexagon of a board's plate, pieces standing near its edge, can come out a few per cent off
+    (Ice Arena freely framed render 7063: 2.9 %; refused at 2 %, the board was put a row off)."""
     hex_outline_min_edge: float = 40.0
     """An outline is on an edge when the median smoothed Sobel magnitude along it reaches this (on
     the benchmark's frames true outlines gave 70-190, outlines lying on nothing in particular 8-20)."""

@@ -114,16 +114,16 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
     return _Found(min(1.0, best[0]), "outline", 3 * n * (n + 1) + 1, [hf @ _hex_rotation(k6) for k6 in range(6)])
 
 
-def _outline_view(outline_mm: np.ndarray, hexagon: np.ndarray,
-                  config: LocateConfig) -> tuple[np.ndarray, np.ndarray] | None:
+def _outline_view(outline_mm: np.ndarray, hexagon: np.ndarray, max_residual: float) -> tuple[np.ndarray, np.ndarray] | None:
     """(the hexagon's corners in the board outline's order, board mm -> pixels) when the hexagon is a
-    view of the board's outline: a regular hexagon in perspective, seen from above; else None."""
+    view of the board's outline: a regular hexagon in perspective, seen from above, its corners within
+    `max_residual` of its size of that view's; else None."""
     size = math.sqrt(max(cv2.contourArea(hexagon.astype(np.float32)), 1.0))
     for ordered in (hexagon, hexagon[::-1]):
         h0 = _fit_h(outline_mm, ordered)
         if h0 is None or _jacobian_det(h0, np.zeros(2)) > 0:
             continue  # the camera sees the board from above: the mirror order is not a view
-        if np.abs(_apply_h(h0, outline_mm) - ordered).max() <= config.hex_outline_max_residual * size:
+        if np.abs(_apply_h(h0, outline_mm) - ordered).max() <= max_residual * size:
             return ordered, h0
     return None  # not a regular hexagon in perspective: not the board's outline
 
@@ -144,7 +144,7 @@ def _best_outline_fit(hexagons: list[np.ndarray], line_masks: list[np.ndarray], 
     outline_mm = spec.outline()
     best = None
     for hexagon in hexagons:
-        view = _outline_view(outline_mm, hexagon, config)
+        view = _outline_view(outline_mm, hexagon, config.hex_outline_max_residual)
         if view is None:
             continue
         ordered = view[0]
@@ -323,7 +323,7 @@ def _hex_placement_by_centre(gray: np.ndarray, spec: BoardSpec, config: LocateCo
     reach = n + 1 / SQRT3
     outline_mm = spec.outline()
     for hexagon in _board_hexagons(gray, config):
-        view = _outline_view(outline_mm, hexagon, config)
+        view = _outline_view(outline_mm, hexagon, config.hex_centre_outline_max_residual)
         if view is None:
             continue
         h0 = view[1]
