@@ -829,16 +829,37 @@ def test_a_hex_board_whose_hairlines_an_overexposed_picture_all_but_hides_is_fou
 
 # Freely framed render 7063 (--games ice-arena --first-seed 7000, no hand): a light board plate a cell wider
 # than the grid all round, pieces along its far edge. The true placement and the one a row further off
-# (onto the plate's margin) tie on cellness; the plate's hexagon places the board by its centre, but its
-# corners come out 2.9 % of its size off a regular hexagon's view, and at the 2 % an outline placing the
-# board alone is asked, the tie went to the outline's edges, which the plate's own edge there misleads.
-def test_a_hex_board_on_a_wide_plate_is_placed_by_the_plates_centre_though_its_corners_are_rough():
+# (onto the plate's margin) tie on cellness. Two cues each place it right: the plate's hexagon by its
+# centre, though its corners come out 2.9 % of its size off a regular hexagon's view (2 % is asked of an
+# outline that places a board by itself), and the placements' outlines judged at the plate's margin. Judged
+# at the cells' own outline only, the placement a row off won: its outline met the plate's edge on one side.
+def test_a_hex_board_on_a_wide_plate_is_placed_by_the_plates_centre_or_its_edge():
     from dataclasses import replace
 
     frame, spec, h_true, a1 = _rendered_board("ice-arena", 7063, "free")
-    strict = replace(LocateConfig(), hex_centre_outline_max_residual=LocateConfig().hex_outline_max_residual)
-    assert not evaluate(Locator(spec, config=strict).locate(frame, a1_near=a1), spec, h_true)[1]
-    _found_right(frame, spec, h_true, a1)
+    strict_centre = replace(LocateConfig(), hex_centre_outline_max_residual=LocateConfig().hex_outline_max_residual)
+    neither = replace(strict_centre, hex_outline_margin_step=1.0)  # outlines judged at the margin 1.0 alone
+    by_centre = replace(LocateConfig(), hex_outline_margin_step=1.0)
+    assert not evaluate(Locator(spec, config=neither).locate(frame, a1_near=a1), spec, h_true)[1]
+    for config in (strict_centre, by_centre, LocateConfig()):
+        loc = Locator(spec, config=config).locate(frame, a1_near=a1)
+        assert evaluate(loc, spec, h_true)[1]
+
+
+# Referee renders (--framing referee --games ice-arena --first-seed 6000) with a hand over the board's edge:
+# the cells it hides show no lines, so the board and the one moved a row away from the hand, onto the
+# plate's bare margin, tie on cellness. Judged by their outlines at the cells' own outline alone, the moved
+# one won (6074, 6153: its outline nearer the plate's edge on the open side); at the margin where each
+# placement's outline lies on the strongest edges, the true board's plate edge shows all round.
+@pytest.mark.parametrize("seed", [6074, 6153])
+def test_a_hex_board_under_a_hand_is_placed_by_its_plates_edge_not_moved_a_row_off(seed):
+    from dataclasses import replace
+
+    frame, spec, h_true, a1 = _rendered_board("ice-arena", seed, "referee")
+    own_outline_only = replace(LocateConfig(), hex_outline_margin_step=1.0)  # the margin 1.0 alone
+    assert not evaluate(Locator(spec, config=own_outline_only).locate(frame, a1_near=a1), spec, h_true)[1]
+    # Fitted to the cells the hand leaves in view: every cell right, the far corners up to 2.5 % off.
+    _found_right(frame, spec, h_true, a1, max_error=0.03)
 
 
 # Freely framed renders (--games ice-arena --first-seed 7000) with the board cut by the picture's edge or

@@ -164,6 +164,12 @@ class LocateConfig:
     placed by (`hex_outline_max_residual`): it only chooses among placements the cells already tie,
     and the hexagon of a board's plate, pieces standing near its edge, can come out a few per cent off
     (Ice Arena freely framed render 7063: 2.9 %; refused at 2 %, the board was put a row off)."""
+    hex_outline_margin_step: float = 0.01
+    """Placements told apart by their outlines are judged at margins from the cells' own outline to
+    `hex_outline_max_margin`, in steps of this factor."""
+    hex_hand_mask_max_share: float = 0.5
+    """The hand mask is believed there only where it covers at most this share of the outlines judged:
+    a skin-coloured board (beige card, wood) fills it."""
     hex_outline_min_edge: float = 40.0
     """An outline is on an edge when the median smoothed Sobel magnitude along it reaches this (on
     the benchmark's frames true outlines gave 70-190, outlines lying on nothing in particular 8-20)."""

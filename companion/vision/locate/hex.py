@@ -247,7 +247,7 @@ def _place_hex_board(gray: np.ndarray, scale: float, spec: BoardSpec, config: Lo
     close = [c for c in scored[:6] if c[0] >= best[0] - config.hex_placement_tie]
     if len(close) > 1:
         best = (_hex_placement_by_centre(gray, spec, config, idx, img, close)
-                or _hex_placement_by_outline(gray, scale, spec, idx, img, close, hidden, config.hex_outline_min_edge)
+                or _hex_placement_by_outline(gray, scale, spec, config, idx, img, close, hidden)
                 or best)
     cq, cr = best[2], best[3]
     dq, dr = qs - cq, rs - cr
@@ -339,12 +339,18 @@ def _hex_placement_by_centre(gray: np.ndarray, spec: BoardSpec, config: LocateCo
     return None
 
 
-def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, idx: np.ndarray, img: np.ndarray,
-                              candidates: list[tuple], hidden: _Hidden | None, min_edge: float,
+def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig, idx: np.ndarray,
+                              img: np.ndarray, candidates: list[tuple], hidden: _Hidden | None,
                               switch_ratio: float = 1.5) -> tuple | None:
     """Of near-equal placements (cellness, centring, cq, cr; the best first), one whose board
-    outline runs along clearly stronger edges of the picture than the first's (points under a hand
-    left out; `min_edge`: a smoothed Sobel magnitude); None when the first stands."""
+    outline runs along clearly stronger edges of the picture than the first's; None when the first stands.
+
+    A placement's outline is its cells' own outline or the edge of the plate they are printed on, a
+    margin out (up to `hex_outline_max_margin`): each placement is judged at the margin where its
+    outline lies on the strongest edges (the median of a smoothed Sobel magnitude along it, points under
+    a hand left out). At the cells' own outline only, a board plate a cell wider than the grid misled:
+    the placement a row off had its outline on the plate's edge on one side (Ice Arena renders 7063,
+    7148), while the true board's plate edge all round was never looked at (referee 6074, 6096, 6153)."""
     to_image, _ = cv2.findHomography(HEX_LATTICE.plane(idx.astype(float)), img, 0)
     if to_image is None:
         return None
@@ -355,23 +361,41 @@ def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, i
     corners = spec.outline()
     t = (np.arange(12) + 0.5) / 12
     ring = np.concatenate([a + t[:, None] * (b - a) for a, b in zip(corners, np.roll(corners, -1, axis=0))])
+    ring = ring / (spec.hex_mm * SQRT3)  # in lattice units round the board's centre
+    margins = np.arange(1.0, config.hex_outline_max_margin + 1e-9, config.hex_outline_margin_step)
+    outlines = [[_apply_h(to_image, grow * ring + HEX_LATTICE.plane(np.array([c[2:4]], float))) for grow in margins]
+                for c in candidates]
     gh, gw = gray.shape
+
+    def in_picture(px: np.ndarray) -> np.ndarray:
+        xy = np.round(px)
+        return (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
+
+    if hidden is not None:
+        every = np.vstack([px for outline in outlines for px in outline])
+        # A board or table of skin's colour (wood, beige card) fills the hand mask: then it says nothing
+        # (Ice Arena referee render 6098, no hand, 70 % of the board "under a hand").
+        if hidden.at(every[in_picture(every)] / scale).mean() > config.hex_hand_mask_max_share:
+            hidden = None
     scores = []
-    for candidate in candidates:
-        cq, cr = candidate[2], candidate[3]
-        lattice = ring / (spec.hex_mm * SQRT3) + HEX_LATTICE.plane(np.array([[cq, cr]], float))
-        px = _apply_h(to_image, lattice)
-        xy = np.round(px).astype(int)
-        ok = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
-        if hidden is not None:
-            ok &= ~hidden.at(px / scale)
-        if ok.sum() < len(ring) // 3:
-            return None  # too little of the outline in view to judge by
-        scores.append(float(np.median(near[xy[ok, 1], xy[ok, 0]])))
+    for outline in outlines:
+        best = None
+        for px in outline:
+            ok = in_picture(px)
+            if hidden is not None:
+                ok &= ~hidden.at(px / scale)
+            if ok.sum() < len(ring) // 3:
+                continue  # too little of this outline in view to judge by
+            xy = np.round(px[ok]).astype(int)
+            score = float(np.median(near[xy[:, 1], xy[:, 0]]))
+            best = score if best is None else max(best, score)
+        if best is None:
+            return None
+        scores.append(best)
     # The most cellness stays unless another outline is clearly on an edge and clearly more so
     # (early attempts on a poor lattice put every outline on nothing in particular).
     k = int(np.argmax(scores))
-    if scores[k] >= max(min_edge, switch_ratio * scores[0]):
+    if scores[k] >= max(config.hex_outline_min_edge, switch_ratio * scores[0]):
         return candidates[k]
     return None
 
