@@ -848,9 +848,9 @@ def test_a_hex_board_on_a_wide_plate_is_placed_by_the_plates_centre_or_its_edge(
 
 # Referee renders (--framing referee --games ice-arena --first-seed 6000) with a hand over the board's edge:
 # the cells it hides show no lines, so the board and the one moved a row away from the hand, onto the
-# plate's bare margin, tie on cellness. Judged by their outlines at the cells' own outline alone, the moved
-# one won (6074, 6153: its outline nearer the plate's edge on the open side); at the margin where each
-# placement's outline lies on the strongest edges, the true board's plate edge shows all round.
+# plate's bare margin, tie on cellness. Judged by their outlines at the cells' own outline alone, neither
+# outline stood out and the moved one, a little ahead on cellness, stayed (6074, 6153); at the margin where
+# each placement's outline lies on the strongest edges, the true board's plate edge shows all round.
 @pytest.mark.parametrize("seed", [6074, 6153])
 def test_a_hex_board_under_a_hand_is_placed_by_its_plates_edge_not_moved_a_row_off(seed):
     from dataclasses import replace
@@ -858,7 +858,7 @@ def test_a_hex_board_under_a_hand_is_placed_by_its_plates_edge_not_moved_a_row_o
     frame, spec, h_true, a1 = _rendered_board("ice-arena", seed, "referee")
     own_outline_only = replace(LocateConfig(), hex_outline_margin_step=1.0)  # the margin 1.0 alone
     assert not evaluate(Locator(spec, config=own_outline_only).locate(frame, a1_near=a1), spec, h_true)[1]
-    # Fitted to the cells the hand leaves in view: every cell right, the far corners up to 2.5 % off.
+    # Fitted to the cells the hand leaves in view: every cell right, the corners up to 2.5 % of a side off.
     _found_right(frame, spec, h_true, a1, max_error=0.03)
 
 

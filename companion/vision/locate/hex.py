@@ -114,7 +114,8 @@ def _locate_hex_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, conf
     return _Found(min(1.0, best[0]), "outline", 3 * n * (n + 1) + 1, [hf @ _hex_rotation(k6) for k6 in range(6)])
 
 
-def _outline_view(outline_mm: np.ndarray, hexagon: np.ndarray, max_residual: float) -> tuple[np.ndarray, np.ndarray] | None:
+def _outline_view(outline_mm: np.ndarray, hexagon: np.ndarray,
+                  max_residual: float) -> tuple[np.ndarray, np.ndarray] | None:
     """(the hexagon's corners in the board outline's order, board mm -> pixels) when the hexagon is a
     view of the board's outline: a regular hexagon in perspective, seen from above, its corners within
     `max_residual` of its size of that view's; else None."""
@@ -373,9 +374,10 @@ def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, c
 
     if hidden is not None:
         every = np.vstack([px for outline in outlines for px in outline])
+        every = every[in_picture(every)]
         # A board or table of skin's colour (wood, beige card) fills the hand mask: then it says nothing
         # (Ice Arena referee render 6098, no hand, 70 % of the board "under a hand").
-        if hidden.at(every[in_picture(every)] / scale).mean() > config.hex_hand_mask_max_share:
+        if len(every) and hidden.at(every / scale).mean() > config.hex_hand_mask_max_share:
             hidden = None
     scores = []
     for outline in outlines:
