@@ -862,6 +862,21 @@ def test_a_hex_board_under_a_hand_is_placed_by_its_plates_edge_not_moved_a_row_o
     _found_right(frame, spec, h_true, a1, max_error=0.03)
 
 
+# Drawn frames of bench_locate.py (hex, pieces and hands) whose true placement scores more than 2 and at most 3
+# of summed cellness under the best: taken as tied (since the outlines are judged at the plate's margin), the
+# outlines' edges place them; not taken as tied, the best on cellness stands, on wrong cells.
+@pytest.mark.parametrize("seed", [10039, 10175])
+def test_hex_placements_a_little_apart_on_cellness_are_told_apart_by_the_outline(seed):
+    from dataclasses import replace
+
+    spec = SPECS["hex"]
+    frame, h_true = make_scene(spec, seed, pieces=0.35 + 0.15 * (seed % 2), hands=None)
+    a1 = a1_point(spec, h_true, np.random.default_rng(seed + 999))
+    narrow = replace(LocateConfig(), hex_placement_tie=2.0)
+    assert not evaluate(Locator(spec, config=narrow).locate(frame, a1_near=a1), spec, h_true)[1]
+    assert evaluate(Locator(spec).locate(frame, a1_near=a1), spec, h_true)[1]
+
+
 # Freely framed renders (--games ice-arena --first-seed 7000) with the board cut by the picture's edge or
 # not in view: 7079 (a board cut by the edge), 7107 (no lattice; equalised, the table's grain grows one
 # explaining 7 of the 37 cells). Equalising the contrast there found wrong boards before it was asked

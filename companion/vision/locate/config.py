@@ -153,9 +153,11 @@ class LocateConfig:
     """Light-cell cues: a cell must be this much lighter (grey levels) than the lines around it."""
     hex_min_cellness: float = 0.5
     """Share of a cell's six sides that must show a line for the cell to count as on the board."""
-    hex_placement_tie: float = 2.0
+    hex_placement_tie: float = 3.0
     """Placements of the board on the lattice within this much summed cellness of the best are told
-    apart by how well their outline follows the picture's edges."""
+    apart by the plate's centre or how well their outline follows the picture's edges (2 until session
+    44, when the outline came to be judged at the plate's margin: 3 put drawn frames 10039 and 10175 and
+    freely framed render 7052 right and nothing wrong; 4 one referee render wrong)."""
     hex_centre_tolerance: float = 0.3
     """A placement is centred on a hexagonal region of the picture when its middle cell is within
     this many cell spacings of the region's centre."""
