@@ -364,36 +364,29 @@ def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, c
     ring = np.concatenate([a + t[:, None] * (b - a) for a, b in zip(corners, np.roll(corners, -1, axis=0))])
     ring = ring / (spec.hex_mm * SQRT3)  # in lattice units round the board's centre
     margins = np.arange(1.0, config.hex_outline_max_margin + 1e-9, config.hex_outline_margin_step)
-    outlines = [[_apply_h(to_image, grow * ring + HEX_LATTICE.plane(np.array([c[2:4]], float))) for grow in margins]
-                for c in candidates]
+    centres = HEX_LATTICE.plane(np.array([c[2:4] for c in candidates], float))
+    # Every candidate's outline at every margin: candidates x margins x points.
+    lattice = margins[None, :, None, None] * ring[None, None] + centres[:, None, None, :]
+    px = _apply_h(to_image, lattice.reshape(-1, 2))
+    xy = np.round(px).astype(int)
     gh, gw = gray.shape
-
-    def in_picture(px: np.ndarray) -> np.ndarray:
-        xy = np.round(px)
-        return (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
-
+    seen = (xy[:, 0] >= 0) & (xy[:, 0] < gw) & (xy[:, 1] >= 0) & (xy[:, 1] < gh)
     if hidden is not None:
-        every = np.vstack([px for outline in outlines for px in outline])
-        every = every[in_picture(every)]
+        covered = hidden.at(px / scale)
         # A board or table of skin's colour (wood, beige card) fills the hand mask: then it says nothing
         # (Ice Arena referee render 6098, no hand, 70 % of the board "under a hand").
-        if len(every) and hidden.at(every / scale).mean() > config.hex_hand_mask_max_share:
-            hidden = None
+        if not seen.any() or covered[seen].mean() <= config.hex_hand_mask_max_share:
+            seen &= ~covered
+    edge = np.zeros(len(xy), np.float32)
+    edge[seen] = near[xy[seen, 1], xy[seen, 0]]
+    seen, edge = seen.reshape(lattice.shape[:3]), edge.reshape(lattice.shape[:3])
     scores = []
-    for outline in outlines:
-        best = None
-        for px in outline:
-            ok = in_picture(px)
-            if hidden is not None:
-                ok &= ~hidden.at(px / scale)
-            if ok.sum() < len(ring) // 3:
-                continue  # too little of this outline in view to judge by
-            xy = np.round(px[ok]).astype(int)
-            score = float(np.median(near[xy[:, 1], xy[:, 0]]))
-            best = score if best is None else max(best, score)
-        if best is None:
+    for seen_c, edge_c in zip(seen, edge):
+        # Outlines too little in view to judge by are passed over.
+        judged = [float(np.median(e[m])) for m, e in zip(seen_c, edge_c) if m.sum() >= len(ring) // 3]
+        if not judged:
             return None
-        scores.append(best)
+        scores.append(max(judged))
     # The most cellness stays unless another outline is clearly on an edge and clearly more so
     # (early attempts on a poor lattice put every outline on nothing in particular).
     k = int(np.argmax(scores))
