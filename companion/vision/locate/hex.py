@@ -380,19 +380,28 @@ def _hex_placement_by_outline(gray: np.ndarray, scale: float, spec: BoardSpec, c
     edge = np.zeros(len(xy), np.float32)
     edge[seen] = near[xy[seen, 1], xy[seen, 0]]
     seen, edge = seen.reshape(lattice.shape[:3]), edge.reshape(lattice.shape[:3])
-    scores = []
-    for seen_c, edge_c in zip(seen, edge):
-        # Outlines too little in view to judge by are passed over.
-        judged = [float(np.median(e[m])) for m, e in zip(seen_c, edge_c) if m.sum() >= len(ring) // 3]
-        if not judged:
-            return None
-        scores.append(max(judged))
+    medians = _masked_medians(edge, seen)
+    # Outlines too little in view to judge by are passed over.
+    judged = seen.sum(2) >= len(ring) // 3
+    if not judged.any(1).all():
+        return None
+    scores = [float(m[j].max()) for m, j in zip(medians, judged)]
     # The most cellness stays unless another outline is clearly on an edge and clearly more so
     # (early attempts on a poor lattice put every outline on nothing in particular).
     k = int(np.argmax(scores))
     if scores[k] >= max(config.hex_outline_min_edge, switch_ratio * scores[0]):
         return candidates[k]
     return None
+
+
+def _masked_medians(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The median of each row's values where `mask` holds, along the last axis (NaN where none
+    does): np.median row by row, in one sort."""
+    ordered = np.sort(np.where(mask, values, np.inf), axis=-1)
+    count = mask.sum(-1)
+    low = np.take_along_axis(ordered, np.maximum((count - 1) // 2, 0)[..., None], -1)[..., 0]
+    high = np.take_along_axis(ordered, np.maximum(count // 2, 0)[..., None], -1)[..., 0]
+    return np.where(count > 0, (low + high) / 2, np.nan)
 
 
 def _locate_hex_by_lines(gray: np.ndarray, scale: float, spec: BoardSpec, config: LocateConfig,
