@@ -34,12 +34,18 @@ def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> 
     hue, sat, val = cv2.split(hsv)
     lit = (sat >= config.coaster_min_saturation) & (val >= config.coaster_min_value)
     close = np.ones((5, 5), np.uint8)
+    table_hue = _table_hue(hue, lit, config)
     masks = []
     for colour in spec.coaster_colours:
-        dh = np.abs(hue.astype(np.int16) - COASTER_HUES[colour])
-        dh = np.minimum(dh, 180 - dh)
+        dh = _hue_distance(hue, COASTER_HUES[colour])
         candidates = lit & (dh <= config.coaster_hue_tolerance)
         variants = [cv2.morphologyEx(candidates.astype(np.uint8) * 255, cv2.MORPH_CLOSE, close)]
+        if table_hue is not None and min(abs(table_hue - COASTER_HUES[colour]), 180 - abs(table_hue - COASTER_HUES[colour])) \
+                <= config.coaster_hue_tolerance + config.coaster_table_hue_width:
+            # The table's grain merges with the coaster into one region reaching the picture's edges,
+            # which is no coaster: without the table's own hues the coaster stands apart.
+            apart = candidates & (_hue_distance(hue, table_hue) > config.coaster_table_hue_width)
+            variants.append(cv2.morphologyEx(apart.astype(np.uint8) * 255, cv2.MORPH_CLOSE, close))
         # Skin, wood or a pale print of the same hue is usually less saturated than the coaster,
         # but a printed coaster's own lines and pieces of its colour are more saturated than its
         # faces: both splits are offered and each coaster keeps the one that outlines a square.
@@ -51,6 +57,20 @@ def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> 
                 variants.append(cv2.morphologyEx(split, cv2.MORPH_CLOSE, close))
         masks.append(variants)
     return masks
+
+
+def _hue_distance(hue: np.ndarray, centre: int) -> np.ndarray:
+    d = np.abs(hue.astype(np.int16) - centre)
+    return np.minimum(d, 180 - d)
+
+
+def _table_hue(hue: np.ndarray, lit: np.ndarray, config: LocateConfig) -> int | None:
+    """The hue most of the frame shows (a coloured table's), or None when no hue is that common."""
+    counts = np.bincount(hue[lit], minlength=180).astype(float)
+    width = config.coaster_table_hue_width
+    near = sum(np.roll(counts, k) for k in range(-width, width + 1))
+    mode = int(np.argmax(near))
+    return mode if near[mode] >= config.coaster_table_hue_share * hue.size else None
 
 
 def _coaster_quads(masks: list[list[np.ndarray]], config: LocateConfig,
@@ -252,6 +272,15 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
             scores += [_colour_agreement(hh, judge, spec, hand) for hh in more]
             chosen = _best_coaster_view(hyps + more, scores, consensus is not None, quads, others, judge, hand, spec,
                                         config, image.shape)
+    if _refused(chosen, image.shape, config):
+        # A hand over most of the board may leave one coaster whole and the others' outlines bent:
+        # that coaster's four corners alone give the board in four turns, which the others' colours judge.
+        singles = _single_coaster_views(whole, spec)
+        if singles:
+            alone = _best_coaster_view(singles, [_colour_agreement(hh, judge, spec, hand) for hh in singles], False,
+                                       quads, others, judge, hand, spec, config, image.shape)
+            if not _refused(alone, image.shape, config) and alone[1] >= config.coaster_single_min_agreement:
+                chosen = alone
     if chosen is None:
         if len(quads) < 2:
             raise BoardNotFound("no-board", f"found {len(quads)} of the four coasters "
@@ -273,6 +302,25 @@ def _locate_coasters(image: np.ndarray, scale: float, spec: BoardSpec, config: L
         raise BoardNotFound("cut-by-frame", "the coasters run past the edge of the picture")
     hf = _scale_h(h, 1.0 / scale)
     return _Found(min(1.0, agreement), "coasters", supported, [hf])
+
+
+def _refused(chosen: tuple[np.ndarray, float] | None, shape: tuple[int, ...], config: LocateConfig) -> bool:
+    """Whether a chosen (view, colour agreement) would be refused as no board."""
+    return (chosen is None or chosen[1] < config.coaster_min_agreement
+            or view_misfit(chosen[0], (shape[1], shape[0])) > config.coaster_max_view_misfit)
+
+
+def _single_coaster_views(whole: dict[int, np.ndarray], spec: BoardSpec) -> list[np.ndarray]:
+    """The board's view from each whole coaster's corners alone, in each of its four turns."""
+    views = []
+    for pos, quad in whole.items():
+        area = 0.5 * np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
+        ordered = quad[::-1] if area > 0 else quad  # clockwise on screen, as `_coaster_pairs` orders them
+        board = _coaster_corners(spec, pos)
+        for turn in range(4):
+            views.append(cv2.getPerspectiveTransform(board.astype(np.float32),
+                                                     np.roll(ordered, turn, axis=0).astype(np.float32)))
+    return views
 
 
 def _coaster_views(quads: dict[int, np.ndarray], trusted: dict[int, np.ndarray], others: dict[int, list[np.ndarray]],

@@ -59,6 +59,11 @@ class LocateConfig:
     """When a hue's saturations spread wider than this, only the more saturated part is coaster."""
     coaster_min_value: int = 50
     coaster_hue_tolerance: int = 10
+    coaster_table_hue_share: float = 0.3
+    """A hue (give or take `coaster_table_hue_width`) that this share of the frame's pixels shows is the table's."""
+    coaster_table_hue_width: int = 4
+    """A coaster whose hue band takes in the table's hue is also looked for in its band less the hues within
+    this many steps of the table's (a wooden table's grain is of a yellow coaster's hue band)."""
     # Skin-coloured pixels (a hand) inside a coaster are left out of judging a board hypothesis,
     # unless they are of the table's own colour (a wooden table: the median of the frame's rim)
     # within this Lab distance, or more than `coaster_hand_share` of the frame is such skin.
@@ -86,6 +91,11 @@ class LocateConfig:
     """Mean share of each coaster's area that must show its colour under the fitted board (hand pixels
     left out). 0.35 until session 29: of the boards placed on wrong cells in `datasets/pieces-hd`, 17 of
     45 agreed less than 0.5, against 4 of the 629 placed right."""
+    coaster_single_min_agreement: float = 0.6
+    """A board placed by one whole coaster's corners alone (the others' outlines bent by a hand) must agree
+    with the colours this well: four corners of a ninth of the board extrapolated to all of it go wrong
+    more easily (freely framed render 7195, placed on wrong cells at 0.55; 6148 and 7000 right at 0.68 and 0.71).
+    Over 1: never (the full picture's search for a board far off, where 7195 went wrong at 0.65)."""
     coaster_full_resolution_side_px: float = 250.0
     coaster_full_resolution_agreement: float = 0.6
     """Where the working width's copy finds no coasters, the full picture is searched for a board

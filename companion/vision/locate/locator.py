@@ -127,13 +127,14 @@ class Locator:
             except _CoastersApart as exc:
                 # A board far off is only a few pixels a cell at the working width: the pieces on it
                 # then merge with the coasters of their colour. The full picture keeps them apart.
-                # (Only where coaster-like squares were seen: a frame without coasters costs no more.)
+                # (Only where coaster-like squares were seen: a frame without coasters costs no more.
+                # Not from one coaster alone: a hand, not distance, is what leaves one whole.)
                 if scale >= 1:
                     raise
                 try:
                     found = _locate_coasters(image, 1.0, self.spec,
                                              replace(cfg, coaster_min_agreement=cfg.coaster_full_resolution_agreement,
-                                                     coaster_second_look_below=0.0))
+                                                     coaster_second_look_below=0.0, coaster_single_min_agreement=2.0))
                 except BoardNotFound:
                     raise exc from None  # the working copy's reason is the one to report
                 outline = _apply_h(found.candidates[0], self.spec.outline())
