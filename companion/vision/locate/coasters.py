@@ -40,7 +40,7 @@ def _coaster_masks(image: np.ndarray, spec: BoardSpec, config: LocateConfig) -> 
         dh = _hue_distance(hue, COASTER_HUES[colour])
         candidates = lit & (dh <= config.coaster_hue_tolerance)
         variants = [cv2.morphologyEx(candidates.astype(np.uint8) * 255, cv2.MORPH_CLOSE, close)]
-        if table_hue is not None and min(abs(table_hue - COASTER_HUES[colour]), 180 - abs(table_hue - COASTER_HUES[colour])) \
+        if table_hue is not None and _hue_distance(np.array(table_hue), COASTER_HUES[colour]) \
                 <= config.coaster_hue_tolerance + config.coaster_table_hue_width:
             # The table's grain merges with the coaster into one region reaching the picture's edges,
             # which is no coaster: without the table's own hues the coaster stands apart.
@@ -314,8 +314,7 @@ def _single_coaster_views(whole: dict[int, np.ndarray], spec: BoardSpec) -> list
     """The board's view from each whole coaster's corners alone, in each of its four turns."""
     views = []
     for pos, quad in whole.items():
-        area = 0.5 * np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
-        ordered = quad[::-1] if area > 0 else quad  # clockwise on screen, as `_coaster_pairs` orders them
+        ordered = _clockwise_on_screen(quad)
         board = _coaster_corners(spec, pos)
         for turn in range(4):
             views.append(cv2.getPerspectiveTransform(board.astype(np.float32),
@@ -430,6 +429,12 @@ def _on_picture_edge(quad: np.ndarray, shape: tuple[int, ...], margin: float = 3
                        | (quad[:, 0] > w - 1 - margin) | (quad[:, 1] > h - 1 - margin)))
 
 
+def _clockwise_on_screen(quad: np.ndarray) -> np.ndarray:
+    """The outline's corners clockwise on screen (= counter-clockwise on the board seen from above)."""
+    area = 0.5 * np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
+    return quad[::-1] if area > 0 else quad
+
+
 def _coaster_pairs(quads: dict[int, np.ndarray], spec: BoardSpec) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """(board corners, image corners) of each coaster outline, in matching order."""
     centre = np.mean([q.mean(0) for q in quads.values()], axis=0)
@@ -437,9 +442,7 @@ def _coaster_pairs(quads: dict[int, np.ndarray], spec: BoardSpec) -> dict[int, t
     for pos, quad in quads.items():
         # Order the image corners clockwise on screen (= counter-clockwise on the board seen from above),
         # starting at the corner nearest the board's centre: the coasters' inner corner.
-        area = 0.5 * np.sum(quad[:, 0] * np.roll(quad[:, 1], -1) - np.roll(quad[:, 0], -1) * quad[:, 1])
-        if area > 0:
-            quad = quad[::-1]
+        quad = _clockwise_on_screen(quad)
         start = int(np.argmin(((quad - centre) ** 2).sum(1)))
         quad = np.roll(quad, -start, axis=0)
         # The inner corner of position p on the board, then counter-clockwise.
